@@ -1,0 +1,58 @@
+# lakesql — build, test, lint, demo, bench.
+# The README gives the two commands a newcomer runs: `make demo` and `make test`.
+
+GO      ?= go
+PKGS    := ./...
+TIMEOUT ?= 25m
+
+.PHONY: all build test unit lint vet fmt demo run serve bench conformance fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o bin/lakesql ./cmd/lakesql
+
+# Every test: unit tests, both metastore and object-store backends (the
+# Firestore emulator and fake-gcs-server; see scripts/test-env.sh), SQL over
+# the embedded engine and the MySQL wire, and the conformance scripts.
+test: lint
+	scripts/test-env.sh $(GO) test -count=1 -timeout $(TIMEOUT) $(PKGS)
+
+# Unit tests only, without starting emulators (tests that need one skip).
+unit:
+	$(GO) test -count=1 $(PKGS)
+
+lint: vet fmt
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# Loads a small sample dataset into ./lake and runs a few queries.
+demo: build
+	scripts/demo.sh
+
+# The REPL on the embedded default warehouse (./lake).
+run: build
+	bin/lakesql
+
+serve: build
+	bin/lakesql serve
+
+conformance:
+	scripts/test-env.sh $(GO) test -count=1 -timeout $(TIMEOUT) -run TestConformance -v ./conformance/
+
+fuzz:
+	$(GO) test -run=NONE -fuzz=FuzzParse -fuzztime=30s ./ddl/
+	$(GO) test -run=NONE -fuzz=FuzzRead -fuzztime=30s ./catalogstore/manifest/
+
+# Benchmarks against DuckDB on the same Parquet files (bench/ is its own
+# module, so DuckDB's cgo never enters the main build).
+bench:
+	cd bench && $(GO) run . $(BENCHFLAGS)
+
+clean:
+	rm -rf bin

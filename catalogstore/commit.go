@@ -1,0 +1,358 @@
+package catalogstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/catalogstore/meta"
+)
+
+// Operation is what a snapshot did.
+type Operation string
+
+const (
+	OpAppend            Operation = "append"
+	OpOverwrite         Operation = "overwrite"
+	OpAddFiles          Operation = "add-files"
+	OpTruncate          Operation = "truncate"
+	OpTruncateAndAdd    Operation = "truncate-and-add-files"
+	OpDelete            Operation = "delete"
+	OpCompact           Operation = "compact"
+	OpStatisticsRefresh Operation = "statistics-refresh"
+	OpRollback          Operation = "rollback"
+)
+
+// Summary totals a snapshot, derived from the manifest it wrote.
+type Summary struct {
+	AddedFiles     int64 `json:"added-files"`
+	DeletedFiles   int64 `json:"deleted-files"`
+	AddedRecords   int64 `json:"added-records"`
+	DeletedRecords int64 `json:"deleted-records"`
+	TotalFiles     int64 `json:"total-files"`
+	TotalRecords   int64 `json:"total-records"`
+	TotalBytes     int64 `json:"total-bytes"`
+}
+
+// Snapshot is a snapshot document: one committed state of a dataset.
+type Snapshot struct {
+	ID             int64     `json:"snapshot-id"`
+	ParentID       int64     `json:"parent-id"` // 0 for the first
+	SequenceNumber int64     `json:"sequence-number"`
+	Timestamp      time.Time `json:"timestamp"`
+	Author         string    `json:"author"`
+	Message        string    `json:"message,omitempty"`
+	Operation      Operation `json:"operation"`
+	UserCreated    bool      `json:"user-created"`
+	SchemaID       int       `json:"schema-id"`
+	SpecID         int       `json:"spec-id"`
+	ManifestPath   string    `json:"manifest-path"`
+	Summary        Summary   `json:"summary"`
+}
+
+// Commit describes one commit: the data files it adds and removes.
+type Commit struct {
+	Operation Operation
+	Author    string
+	Message   string
+	// Added are new data files, already written (step 1 of the protocol).
+	Added []manifest.DataFile
+	// Removed lists data file paths the commit drops from the live set.
+	Removed []string
+	// ReplaceAll drops every live file of the base snapshot (truncate,
+	// overwrite of the whole table, MV refresh).
+	ReplaceAll bool
+	// Housekeeping marks snapshots that are not user-created (compaction,
+	// statistics refresh): no trigger fires for them.
+	Housekeeping bool
+	// ExpectedUUID is the incarnation guard: the table uuid the work was
+	// prepared against. Required.
+	ExpectedUUID string
+	// BaseSnapshotID is the snapshot the work was prepared against. An
+	// append re-bases on a newer head; every other operation is refused
+	// with ErrCommitConflict (re-prepare) when the head moved.
+	BaseSnapshotID int64
+	// ExpectedSpecID, when set (>= 0 with CheckSpec), refuses the commit
+	// if the partition spec changed since the files were split.
+	CheckSpec      bool
+	ExpectedSpecID int
+	// ManifestFiles, if not nil, replaces the manifest computation: the
+	// commit writes exactly these live files (rollback).
+	ManifestFiles []manifest.DataFile
+	// ReuseManifest, if set, points the new snapshot at an existing
+	// manifest (rollback to a snapshot) instead of writing one.
+	ReuseManifest string
+}
+
+// userCreated reports whether triggers fire for the commit.
+func (cm *Commit) userCreated() bool { return !cm.Housekeeping }
+
+// Commit runs the commit protocol (see the package documentation) and
+// returns the new snapshot. Errors are *CommitError (ErrCommitConflict,
+// ErrIncarnationChanged, ErrManifestUnreadable) or lookup errors.
+func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, error) {
+	if cm.ExpectedUUID == "" {
+		return nil, fmt.Errorf("%w: commit to %s without an expected table uuid", ErrBadValue, id.Short())
+	}
+	if cm.Author == "" {
+		return nil, fmt.Errorf("%w: commit to %s without an author", ErrBadValue, id.Short())
+	}
+	base := cm.BaseSnapshotID
+	backoff := 2 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		snap, ds, err := c.tryCommit(ctx, id, cm, base)
+		if err == nil {
+			c.afterCommit(ctx, ds, snap)
+			return snap, nil
+		}
+		var ce *CommitError
+		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) || !c.rebases(cm) || attempt >= c.opts.AppendRetries {
+			return nil, err
+		}
+		// Appends commute: re-read the new head and try again on it.
+		cur, derr := c.Dataset(ctx, id)
+		if derr != nil {
+			return nil, err
+		}
+		base = cur.CurrentSnapshotID
+		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(sleep):
+		}
+		backoff = min(backoff*2, 200*time.Millisecond)
+	}
+}
+
+// rebases reports whether a lost race may be retried on the new head:
+// only pure additions commute.
+func (c *Catalog) rebases(cm Commit) bool {
+	return (cm.Operation == OpAppend || cm.Operation == OpAddFiles) && !cm.ReplaceAll && len(cm.Removed) == 0 && cm.ManifestFiles == nil && cm.ReuseManifest == ""
+}
+
+// tryCommit is one attempt on base: read the parent manifest, write the new
+// manifest, then one transaction that checks the guards and moves the
+// pointer.
+func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64) (*Snapshot, *Dataset, error) {
+	cerr := func(err error, r Retry, detail string) error {
+		return &CommitError{Dataset: id.Short(), Err: err, Retry: r, Detail: detail}
+	}
+	ds, err := c.Dataset(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ds.UUID != cm.ExpectedUUID {
+		return nil, nil, cerr(ErrIncarnationChanged, RePrepare, fmt.Sprintf("expected table uuid %s, found %s", cm.ExpectedUUID, ds.UUID))
+	}
+	if ds.CurrentSnapshotID != base {
+		return nil, nil, cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", base, ds.CurrentSnapshotID))
+	}
+	if cm.CheckSpec && ds.Spec.ID != cm.ExpectedSpecID {
+		return nil, nil, cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("partition spec changed from %d to %d", cm.ExpectedSpecID, ds.Spec.ID))
+	}
+	var parent *Snapshot
+	var parentFiles []manifest.DataFile
+	if base != 0 {
+		parent, err = c.Snapshot(ctx, ds, base)
+		if err != nil {
+			return nil, nil, err
+		}
+		parentFiles, err = c.manifests.Get(ctx, c.blob, parent.ManifestPath)
+		if err != nil {
+			err = MarkAlertable(fmt.Errorf("%w: %s: %v", ErrManifestUnreadable, parent.ManifestPath, err),
+				SeverityCritical, "manifest-unreadable:"+ds.UUID, map[string]string{"dataset": id.String()})
+			return nil, nil, cerr(err, RePrepare, "the parent manifest cannot be read, so the commit is refused")
+		}
+	}
+	snapID := ds.LastSequenceNumber + 1
+	live, summary, nextRowID, err := c.nextManifest(ds, parentFiles, cm, snapID)
+	if err != nil {
+		return nil, nil, err
+	}
+	manifestPath := cm.ReuseManifest
+	if manifestPath == "" {
+		manifestPath = fmt.Sprintf("%s/metadata/manifest-%d-%s.parquet", ds.Location, snapID, uuid.NewString()[:8])
+		if _, err := manifest.Write(ctx, c.blob, manifestPath, live); err != nil {
+			return nil, nil, cerr(err, Retryable, "write manifest")
+		}
+	}
+	snap := &Snapshot{
+		ID: snapID, ParentID: base, SequenceNumber: snapID, Timestamp: c.now(),
+		Author: cm.Author, Message: cm.Message, Operation: cm.Operation, UserCreated: cm.userCreated(),
+		SchemaID: ds.Schema.ID, SpecID: ds.Spec.ID, ManifestPath: manifestPath, Summary: summary,
+	}
+	snapData, err := meta.Encode(snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		d, err := tx.Get(datasetPath(id))
+		if errors.Is(err, meta.ErrNotFound) {
+			return cerr(ErrIncarnationChanged, RePrepare, "the dataset was dropped")
+		} else if err != nil {
+			return err
+		}
+		cur, err := decodeDataset(d, id)
+		if err != nil {
+			return err
+		}
+		if cur.UUID != cm.ExpectedUUID {
+			return cerr(ErrIncarnationChanged, RePrepare, fmt.Sprintf("expected table uuid %s, found %s", cm.ExpectedUUID, cur.UUID))
+		}
+		if cur.CurrentSnapshotID != base || cur.LastSequenceNumber != ds.LastSequenceNumber {
+			return cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", base, cur.CurrentSnapshotID))
+		}
+		if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
+			return cerr(ErrCommitConflict, RePrepare, "the partition spec changed")
+		}
+		if err := tx.Create(snapshotPath(id, snapID), snapData); err != nil {
+			return err
+		}
+		return tx.Merge(datasetPath(id), map[string]any{
+			"current-snapshot-id":  snapID,
+			"last-sequence-number": snapID,
+			"next-row-id":          nextRowID,
+			"current-records":      summary.TotalRecords,
+			"current-files":        summary.TotalFiles,
+			"current-bytes":        summary.TotalBytes,
+			"updated-at":           snap.Timestamp.Format(time.RFC3339Nano),
+		})
+	})
+	if err != nil {
+		if manifestPath != cm.ReuseManifest {
+			// The manifest of a refused commit is never referenced.
+			_ = c.blob.Delete(context.WithoutCancel(ctx), manifestPath)
+		}
+		var ce *CommitError
+		if errors.As(err, &ce) {
+			return nil, nil, err
+		}
+		return nil, nil, cerr(err, Retryable, "metastore transaction")
+	}
+	ds.CurrentSnapshotID, ds.LastSequenceNumber, ds.NextRowID = snapID, snapID, nextRowID
+	ds.CurrentRecords, ds.CurrentFiles, ds.CurrentBytes = summary.TotalRecords, summary.TotalFiles, summary.TotalBytes
+	c.audit(ctx, string(cm.Operation), "snapshot", id.Workspace, id.Collection, id.Name, cm.Author)
+	return snap, ds, nil
+}
+
+// nextManifest computes the new live file list and its summary.
+func (c *Catalog) nextManifest(ds *Dataset, parent []manifest.DataFile, cm Commit, snapID int64) ([]manifest.DataFile, Summary, int64, error) {
+	var sum Summary
+	nextRowID := ds.NextRowID
+	if cm.ManifestFiles != nil {
+		live := cm.ManifestFiles
+		sum.TotalFiles, sum.TotalRecords, sum.TotalBytes = manifest.Summary(live)
+		pf, pr, _ := manifest.Summary(parent)
+		sum.AddedFiles, sum.AddedRecords = max(0, sum.TotalFiles-pf), max(0, sum.TotalRecords-pr)
+		sum.DeletedFiles, sum.DeletedRecords = max(0, pf-sum.TotalFiles), max(0, pr-sum.TotalRecords)
+		return live, sum, nextRowID, nil
+	}
+	removed := map[string]bool{}
+	for _, p := range cm.Removed {
+		removed[p] = true
+	}
+	live := make([]manifest.DataFile, 0, len(parent)+len(cm.Added))
+	found := 0
+	for _, f := range parent {
+		if cm.ReplaceAll || removed[f.Path] {
+			if removed[f.Path] {
+				found++
+			}
+			sum.DeletedFiles++
+			sum.DeletedRecords += f.RecordCount
+			continue
+		}
+		live = append(live, f)
+	}
+	if found != len(removed) {
+		return nil, sum, 0, &CommitError{Dataset: ds.Ident().Short(), Err: ErrCommitConflict, Retry: RePrepare,
+			Detail: fmt.Sprintf("%d of the files to remove are no longer live", len(removed)-found)}
+	}
+	for _, f := range cm.Added {
+		f.AddedSnapshotID = snapID
+		f.SequenceNumber = snapID
+		if f.Format == "" {
+			f.Format = "parquet"
+		}
+		if cm.Operation != OpCompact {
+			f.RowIDStart = nextRowID
+			nextRowID += f.RecordCount
+		}
+		live = append(live, f)
+		sum.AddedFiles++
+		sum.AddedRecords += f.RecordCount
+	}
+	sum.TotalFiles, sum.TotalRecords, sum.TotalBytes = manifest.Summary(live)
+	return live, sum, nextRowID, nil
+}
+
+// afterCommit runs the commit hooks; nothing here can fail the commit.
+func (c *Catalog) afterCommit(ctx context.Context, ds *Dataset, snap *Snapshot) {
+	h := c.opts.Hooks.AfterCommit
+	if h == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("after-commit hook panicked", "dataset", ds.Ident().String(), "snapshot", snap.ID, "panic", r)
+		}
+	}()
+	h(context.WithoutCancel(ctx), ds, snap)
+}
+
+// Snapshot loads one snapshot of a dataset. ErrSnapshotNotFound.
+func (c *Catalog) Snapshot(ctx context.Context, ds *Dataset, id int64) (*Snapshot, error) {
+	d, err := c.meta.Get(ctx, snapshotPath(ds.Ident(), id))
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s has no snapshot %d", ErrSnapshotNotFound, ds.Ident().Short(), id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load snapshot %d of %s: %w", id, ds.Ident().Short(), err)
+	}
+	var s Snapshot
+	if err := d.Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Snapshots lists every snapshot of a dataset in id order.
+func (c *Catalog) Snapshots(ctx context.Context, ds *Dataset) ([]Snapshot, error) {
+	docs, err := c.meta.List(ctx, meta.Join(datasetPath(ds.Ident()), "snapshots"))
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots of %s: %w", ds.Ident().Short(), err)
+	}
+	out := make([]Snapshot, 0, len(docs))
+	for _, d := range docs {
+		var s Snapshot
+		if err := d.Decode(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Files returns the live data files of a snapshot (0: the empty table) from
+// its manifest, through the manifest cache.
+func (c *Catalog) Files(ctx context.Context, ds *Dataset, snapID int64) ([]manifest.DataFile, *Snapshot, error) {
+	if snapID == 0 {
+		return nil, nil, nil
+	}
+	snap, err := c.Snapshot(ctx, ds, snapID)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := c.manifests.Get(ctx, c.blob, snap.ManifestPath)
+	if err != nil {
+		return nil, snap, MarkAlertable(fmt.Errorf("%w: %s of %s: %v", ErrManifestUnreadable, snap.ManifestPath, ds.Ident().Short(), err),
+			SeverityCritical, "manifest-unreadable:"+ds.UUID, map[string]string{"dataset": ds.Ident().String()})
+	}
+	return files, snap, nil
+}

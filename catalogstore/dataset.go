@@ -1,0 +1,441 @@
+package catalogstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lakesql/lakesql/catalogstore/meta"
+	"github.com/lakesql/lakesql/catalogstore/partition"
+	"github.com/lakesql/lakesql/catalogstore/schema"
+)
+
+// Dataset types.
+const (
+	TypeTable            = "table"
+	TypeMaterializedView = "materialized_view"
+)
+
+// Dataset is a dataset document. Loading a dataset reads this one document:
+// the current schema and partition spec are inline; older schemas live in
+// the schemas/ sub-collection and opt-in state (triggers, tags,
+// maintenance) in sub-collections of their own.
+type Dataset struct {
+	Workspace          string            `json:"workspace"`
+	Collection         string            `json:"collection"`
+	Name               string            `json:"name"`
+	UUID               string            `json:"table-uuid"`
+	Location           string            `json:"location"`
+	Type               string            `json:"dataset-type"`
+	CurrentSnapshotID  int64             `json:"current-snapshot-id"`
+	LastSequenceNumber int64             `json:"last-sequence-number"`
+	NextRowID          int64             `json:"next-row-id"`
+	Schema             schema.Schema     `json:"schema"`
+	NextFieldID        int               `json:"next-field-id"`
+	Spec               partition.Spec    `json:"partition-spec"`
+	Specs              []partition.Spec  `json:"partition-specs,omitempty"`
+	SortOrder          []string          `json:"sort-order,omitempty"`
+	Properties         map[string]string `json:"properties,omitempty"`
+	Comment            string            `json:"comment,omitempty"`
+	Author             string            `json:"author"`
+	CreatedAt          time.Time         `json:"created-at"`
+	UpdatedAt          time.Time         `json:"updated-at"`
+	LockedBy           string            `json:"locked-by,omitempty"`
+	// Materialized views only.
+	SourceTables []string `json:"source-tables,omitempty"`
+	SQL          string   `json:"sql,omitempty"`
+	StatementID  string   `json:"statement-id,omitempty"`
+	// CurrentRecords and CurrentFiles are the head snapshot's totals,
+	// copied here so metadata queries need no snapshot read.
+	CurrentRecords int64 `json:"current-records"`
+	CurrentFiles   int64 `json:"current-files"`
+	CurrentBytes   int64 `json:"current-bytes"`
+}
+
+// Ident returns the dataset's identifier.
+func (d *Dataset) Ident() Ident { return Ident{d.Workspace, d.Collection, d.Name} }
+
+// IsMaterializedView reports whether the dataset is a materialized view.
+func (d *Dataset) IsMaterializedView() bool { return d.Type == TypeMaterializedView }
+
+// CreateDatasetOptions modify CreateDataset.
+type CreateDatasetOptions struct {
+	IfNotExists bool
+	Type        string // TypeTable (default) or TypeMaterializedView
+	Spec        *partition.Spec
+	SortOrder   []string
+	Properties  map[string]string
+	Comment     string
+	// MV registration, written in the same document.
+	SourceTables []string
+	SQL          string
+}
+
+// CreateDataset creates an empty dataset with schema s. Column ids of 0 are
+// assigned (1, 2, ...); given ids are kept. ErrDatasetExists (or the
+// existing dataset with IfNotExists), ErrCollectionNotFound,
+// ErrBadIdentifier, schema.ErrUnsupportedType, ErrSchema.
+func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, author string, opts CreateDatasetOptions) (*Dataset, error) {
+	if err := id.Check("dataset"); err != nil {
+		return nil, err
+	}
+	s, next, err := assignIDs(s)
+	if err != nil {
+		return nil, err
+	}
+	spec := partition.Spec{}
+	if opts.Spec != nil {
+		spec = *opts.Spec
+		if err := spec.Validate(&s); err != nil {
+			return nil, err
+		}
+	}
+	for _, col := range opts.SortOrder {
+		if _, ok := s.Column(col); !ok {
+			return nil, fmt.Errorf("%w: sort column %q is not in the schema", ErrSchema, col)
+		}
+	}
+	typ := opts.Type
+	if typ == "" {
+		typ = TypeTable
+	}
+	u := uuid.NewString()
+	now := c.now()
+	ds := &Dataset{
+		Workspace: id.Workspace, Collection: id.Collection, Name: id.Name,
+		UUID:     u,
+		Location: fmt.Sprintf("%s/%s/%s-%s", id.Workspace, id.Collection, id.Name, u),
+		Type:     typ, Schema: s, NextFieldID: next, Spec: spec, Specs: []partition.Spec{spec},
+		SortOrder: opts.SortOrder, Properties: opts.Properties, Comment: opts.Comment,
+		Author: author, CreatedAt: now, UpdatedAt: now,
+		SourceTables: opts.SourceTables, SQL: opts.SQL,
+	}
+	data, err := meta.Encode(ds)
+	if err != nil {
+		return nil, err
+	}
+	schemaData, err := meta.Encode(s)
+	if err != nil {
+		return nil, err
+	}
+	var existing *Dataset
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		existing = nil
+		if _, err := tx.Get(collectionPath(id.Workspace, id.Collection)); errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s.%s", ErrCollectionNotFound, id.Workspace, id.Collection)
+		} else if err != nil {
+			return err
+		}
+		if d, err := tx.Get(datasetPath(id)); err == nil {
+			if !opts.IfNotExists {
+				return fmt.Errorf("%w: %s", ErrDatasetExists, id.Short())
+			}
+			existing = &Dataset{}
+			return d.Decode(existing)
+		} else if !errors.Is(err, meta.ErrNotFound) {
+			return err
+		}
+		if _, err := tx.Get(viewPath(id)); err == nil {
+			return fmt.Errorf("%w: %s is a view", ErrDatasetExists, id.Short())
+		} else if !errors.Is(err, meta.ErrNotFound) {
+			return err
+		}
+		if err := tx.Create(datasetPath(id), data); err != nil {
+			return err
+		}
+		return tx.Set(schemaPath(id, s.ID), schemaData)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create dataset %s: %w", id.Short(), err)
+	}
+	if existing != nil {
+		return existing, nil
+	}
+	c.audit(ctx, "create", "dataset", id.Workspace, id.Collection, id.Name, author)
+	return ds, nil
+}
+
+// assignIDs validates a new schema and gives id-less columns fresh ids. It
+// returns the schema and the next free field id.
+func assignIDs(s schema.Schema) (schema.Schema, int, error) {
+	if len(s.Columns) == 0 {
+		return s, 0, fmt.Errorf("%w: a dataset needs at least one column", ErrSchema)
+	}
+	out := schema.Schema{ID: s.ID, Columns: make([]schema.Column, len(s.Columns))}
+	next := s.MaxID() + 1
+	seenName := map[string]bool{}
+	seenID := map[int]bool{}
+	for i, col := range s.Columns {
+		if err := CheckColumnName(col.Name); err != nil {
+			return s, 0, err
+		}
+		if err := col.Type.Validate(); err != nil {
+			return s, 0, fmt.Errorf("column %q: %w", col.Name, err)
+		}
+		low := strings.ToLower(col.Name)
+		if seenName[low] {
+			return s, 0, fmt.Errorf("%w: duplicate column name %q", ErrSchema, col.Name)
+		}
+		seenName[low] = true
+		if col.ID == 0 {
+			col.ID = next
+			next++
+		}
+		if seenID[col.ID] {
+			return s, 0, fmt.Errorf("%w: duplicate field id %d", ErrSchema, col.ID)
+		}
+		seenID[col.ID] = true
+		out.Columns[i] = col
+	}
+	return out, next, nil
+}
+
+// Dataset loads a dataset with one document read. ErrDatasetNotFound.
+func (c *Catalog) Dataset(ctx context.Context, id Ident) (*Dataset, error) {
+	d, err := c.meta.Get(ctx, datasetPath(id))
+	if errors.Is(err, meta.ErrNotFound) || errors.Is(err, meta.ErrBadPath) {
+		return nil, fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load dataset %s: %w", id.Short(), err)
+	}
+	return decodeDataset(d, id)
+}
+
+func decodeDataset(d meta.Doc, id Ident) (*Dataset, error) {
+	var ds Dataset
+	if err := d.Decode(&ds); err != nil {
+		return nil, err
+	}
+	ds.Workspace, ds.Collection, ds.Name = id.Workspace, id.Collection, id.Name
+	return &ds, nil
+}
+
+// ListDatasets returns the datasets of a collection, sorted by name.
+func (c *Catalog) ListDatasets(ctx context.Context, ws, coll string) ([]Dataset, error) {
+	docs, err := c.meta.List(ctx, datasetsColl(ws, coll))
+	if err != nil {
+		return nil, fmt.Errorf("list datasets of %s.%s: %w", ws, coll, err)
+	}
+	out := make([]Dataset, 0, len(docs))
+	for _, d := range docs {
+		ds, err := decodeDataset(d, Ident{ws, coll, d.ID()})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *ds)
+	}
+	return out, nil
+}
+
+// DropDataset drops a dataset: its documents, then its data. ErrLocked if
+// locked; ErrDatasetNotFound.
+func (c *Catalog) DropDataset(ctx context.Context, id Ident, author string) error {
+	ds, err := c.Dataset(ctx, id)
+	if err != nil {
+		return err
+	}
+	if ds.LockedBy != "" {
+		return fmt.Errorf("%w: %s is locked by %s", ErrLocked, id.Short(), ds.LockedBy)
+	}
+	if err := c.checkDrop(ctx, ds); err != nil {
+		return err
+	}
+	// The document first: once it is gone the dataset is gone, and a
+	// crash after this point leaves only unreferenced files.
+	if err := c.meta.Delete(ctx, datasetPath(id)); err != nil {
+		return fmt.Errorf("drop dataset %s: %w", id.Short(), err)
+	}
+	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
+		c.log.Warn("drop dataset: sub-documents left", "dataset", id.String(), "err", err)
+	}
+	if err := c.deletePrefix(ctx, ds.Location+"/"); err != nil {
+		c.log.Warn("drop dataset: data files left for cleanup", "dataset", id.String(), "err", err)
+	}
+	c.audit(ctx, "drop", "dataset", id.Workspace, id.Collection, id.Name, author)
+	return nil
+}
+
+// RenameDataset renames a dataset within its workspace (possibly into
+// another collection). Metadata only: the data stays at its location.
+// ErrLocked, ErrDatasetExists, ErrDatasetNotFound, ErrCollectionNotFound.
+func (c *Catalog) RenameDataset(ctx context.Context, from, to Ident, author string) error {
+	if err := to.Check("dataset"); err != nil {
+		return err
+	}
+	if from.Workspace != to.Workspace {
+		return fmt.Errorf("%w: a dataset cannot be renamed into another workspace", ErrNotSupported)
+	}
+	ds, err := c.Dataset(ctx, from)
+	if err != nil {
+		return err
+	}
+	if err := c.checkRename(ctx, ds); err != nil {
+		return err
+	}
+	// Sub-documents (snapshots, schemas, tags) move with the dataset;
+	// collect them before the transaction, which only moves what it read.
+	subPaths, err := c.subDocs(ctx, datasetPath(from))
+	if err != nil {
+		return err
+	}
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		d, err := tx.Get(datasetPath(from))
+		if errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s", ErrDatasetNotFound, from.Short())
+		} else if err != nil {
+			return err
+		}
+		var ds Dataset
+		if err := d.Decode(&ds); err != nil {
+			return err
+		}
+		if ds.LockedBy != "" {
+			return fmt.Errorf("%w: %s is locked by %s", ErrLocked, from.Short(), ds.LockedBy)
+		}
+		if _, err := tx.Get(collectionPath(to.Workspace, to.Collection)); errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s.%s", ErrCollectionNotFound, to.Workspace, to.Collection)
+		} else if err != nil {
+			return err
+		}
+		for _, p := range []string{datasetPath(to), viewPath(to)} {
+			if _, err := tx.Get(p); err == nil {
+				return fmt.Errorf("%w: %s", ErrDatasetExists, to.Short())
+			} else if !errors.Is(err, meta.ErrNotFound) {
+				return err
+			}
+		}
+		ds.Collection, ds.Name, ds.UpdatedAt = to.Collection, to.Name, c.now()
+		data, err := meta.Encode(&ds)
+		if err != nil {
+			return err
+		}
+		if err := tx.Create(datasetPath(to), data); err != nil {
+			return err
+		}
+		for _, sd := range subPaths {
+			rel := strings.TrimPrefix(sd.Path, datasetPath(from))
+			if err := tx.Set(datasetPath(to)+rel, sd.Data); err != nil {
+				return err
+			}
+			if err := tx.Delete(sd.Path); err != nil {
+				return err
+			}
+		}
+		return tx.Delete(datasetPath(from))
+	})
+	if err != nil {
+		return fmt.Errorf("rename %s to %s: %w", from.Short(), to.Short(), err)
+	}
+	c.audit(ctx, "rename", "dataset", from.Workspace, from.Collection, from.Name+" -> "+to.Short(), author)
+	return nil
+}
+
+// subDocs lists every document below a document path.
+func (c *Catalog) subDocs(ctx context.Context, docPath string) ([]meta.Doc, error) {
+	colls, err := c.meta.Collections(ctx, docPath)
+	if err != nil {
+		return nil, err
+	}
+	var out []meta.Doc
+	for _, coll := range colls {
+		docs, err := c.meta.List(ctx, docPath+"/"+coll)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			out = append(out, d)
+			sub, err := c.subDocs(ctx, d.Path)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+	}
+	return out, nil
+}
+
+// SetDatasetLock sets or clears (holder "") the dataset's locked-by.
+func (c *Catalog) SetDatasetLock(ctx context.Context, id Ident, holder, author string) error {
+	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		if _, err := tx.Get(datasetPath(id)); errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+		} else if err != nil {
+			return err
+		}
+		return tx.Merge(datasetPath(id), map[string]any{"locked-by": holder})
+	})
+	if err == nil {
+		c.audit(ctx, "lock", "dataset", id.Workspace, id.Collection, id.Name, author)
+	}
+	return err
+}
+
+// UpdateDataset applies fn to the dataset document in one transaction (for
+// metadata changes such as properties, MV registration or schema
+// evolution). fn may run more than once.
+func (c *Catalog) UpdateDataset(ctx context.Context, id Ident, author string, fn func(ds *Dataset) error) (*Dataset, error) {
+	var out *Dataset
+	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		d, err := tx.Get(datasetPath(id))
+		if errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+		} else if err != nil {
+			return err
+		}
+		ds, err := decodeDataset(d, id)
+		if err != nil {
+			return err
+		}
+		oldSchema := ds.Schema.ID
+		if err := fn(ds); err != nil {
+			return err
+		}
+		ds.UpdatedAt = c.now()
+		data, err := meta.Encode(ds)
+		if err != nil {
+			return err
+		}
+		if err := tx.Set(datasetPath(id), data); err != nil {
+			return err
+		}
+		if ds.Schema.ID != oldSchema {
+			sd, err := meta.Encode(ds.Schema)
+			if err != nil {
+				return err
+			}
+			if err := tx.Set(schemaPath(id, ds.Schema.ID), sd); err != nil {
+				return err
+			}
+		}
+		out = ds
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.audit(ctx, "alter", "dataset", id.Workspace, id.Collection, id.Name, author)
+	return out, nil
+}
+
+// SchemaByID returns one of the dataset's schemas (the current one without
+// a read).
+func (c *Catalog) SchemaByID(ctx context.Context, ds *Dataset, schemaID int) (*schema.Schema, error) {
+	if schemaID == ds.Schema.ID {
+		s := ds.Schema
+		return &s, nil
+	}
+	d, err := c.meta.Get(ctx, schemaPath(ds.Ident(), schemaID))
+	if err != nil {
+		return nil, fmt.Errorf("load schema %d of %s: %w", schemaID, ds.Ident().Short(), err)
+	}
+	var s schema.Schema
+	if err := d.Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}

@@ -1,0 +1,28 @@
+// Package manifest reads and writes lakesql's consolidated manifests: one
+// Parquet file per snapshot listing every live data file of a dataset, with
+// its size, record count, partition values, and per-column statistics
+// aligned with field ids (value, null and NaN counts, lower/upper bounds in
+// Iceberg's single-value binary encoding, compressed column sizes).
+//
+// Planning reads this one file. Manifests are immutable once written (Write
+// creates them with IfNotExists at
+// {location}/metadata/manifest-{snapshot-id}-{nonce}.parquet), so a Cache
+// keyed by path never goes stale.
+//
+// Integrity: Write records the number of entries and a CRC-64 of their
+// decoded content in the footer's key-value metadata. Read recomputes both,
+// so a damaged manifest is an error wrapping ErrCorrupt (IsCorrupt), never
+// a panic and never a silently wrong list. The commit protocol refuses a
+// commit whose parent manifest is unreadable; it is never treated as empty.
+//
+// The manifest's schema, one row per data file (lists are null for a nil Go
+// slice; bound and partition value elements are nullable):
+//
+//	path string, format string, record_count int64, file_size int64,
+//	uncompressed_size int64, spec_id int32, partition_values list<string?>,
+//	row_id_start int64, stats_state string, stats_error string,
+//	added_snapshot_id int64, sequence_number int64, field_ids list<int32>,
+//	value_counts list<int64>, null_counts list<int64>, nan_counts list<int64>,
+//	lower_bounds list<binary?>, upper_bounds list<binary?>,
+//	bounds_exact list<bool>, column_sizes list<int64>, column_names list<string>
+package manifest

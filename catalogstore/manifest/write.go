@@ -1,0 +1,241 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/lakesql/lakesql/catalogstore/blob"
+)
+
+// Footer key-value metadata of a manifest.
+const (
+	metaVersion  = "lakesql.manifest.version"
+	metaFiles    = "lakesql.manifest.files"
+	metaChecksum = "lakesql.manifest.checksum"
+	version      = "1"
+)
+
+// Column positions in the manifest's schema.
+const (
+	colPath = iota
+	colFormat
+	colRecordCount
+	colFileSize
+	colUncompressedSize
+	colSpecID
+	colPartitionValues
+	colRowIDStart
+	colStatsState
+	colStatsError
+	colAddedSnapshotID
+	colSequenceNumber
+	colFieldIDs
+	colValueCounts
+	colNullCounts
+	colNaNCounts
+	colLowerBounds
+	colUpperBounds
+	colBoundsExact
+	colColumnSizes
+	colColumnNames
+	numCols
+)
+
+func listOf(t arrow.DataType, nullableElems bool) arrow.DataType {
+	return arrow.ListOfField(arrow.Field{Name: "element", Type: t, Nullable: nullableElems})
+}
+
+// manifestSchema is the Arrow schema of the manifest file: one row per
+// data file. Lists are null for a nil Go slice and empty for an empty one;
+// bound and partition value elements are nullable so that nil (absent) is
+// distinguished from an empty value.
+var manifestSchema = arrow.NewSchema([]arrow.Field{
+	colPath:             {Name: "path", Type: arrow.BinaryTypes.String},
+	colFormat:           {Name: "format", Type: arrow.BinaryTypes.String},
+	colRecordCount:      {Name: "record_count", Type: arrow.PrimitiveTypes.Int64},
+	colFileSize:         {Name: "file_size", Type: arrow.PrimitiveTypes.Int64},
+	colUncompressedSize: {Name: "uncompressed_size", Type: arrow.PrimitiveTypes.Int64},
+	colSpecID:           {Name: "spec_id", Type: arrow.PrimitiveTypes.Int32},
+	colPartitionValues:  {Name: "partition_values", Type: listOf(arrow.BinaryTypes.String, true), Nullable: true},
+	colRowIDStart:       {Name: "row_id_start", Type: arrow.PrimitiveTypes.Int64},
+	colStatsState:       {Name: "stats_state", Type: arrow.BinaryTypes.String},
+	colStatsError:       {Name: "stats_error", Type: arrow.BinaryTypes.String},
+	colAddedSnapshotID:  {Name: "added_snapshot_id", Type: arrow.PrimitiveTypes.Int64},
+	colSequenceNumber:   {Name: "sequence_number", Type: arrow.PrimitiveTypes.Int64},
+	colFieldIDs:         {Name: "field_ids", Type: listOf(arrow.PrimitiveTypes.Int32, false), Nullable: true},
+	colValueCounts:      {Name: "value_counts", Type: listOf(arrow.PrimitiveTypes.Int64, false), Nullable: true},
+	colNullCounts:       {Name: "null_counts", Type: listOf(arrow.PrimitiveTypes.Int64, false), Nullable: true},
+	colNaNCounts:        {Name: "nan_counts", Type: listOf(arrow.PrimitiveTypes.Int64, false), Nullable: true},
+	colLowerBounds:      {Name: "lower_bounds", Type: listOf(arrow.BinaryTypes.Binary, true), Nullable: true},
+	colUpperBounds:      {Name: "upper_bounds", Type: listOf(arrow.BinaryTypes.Binary, true), Nullable: true},
+	colBoundsExact:      {Name: "bounds_exact", Type: listOf(arrow.FixedWidthTypes.Boolean, false), Nullable: true},
+	colColumnSizes:      {Name: "column_sizes", Type: listOf(arrow.PrimitiveTypes.Int64, false), Nullable: true},
+	colColumnNames:      {Name: "column_names", Type: listOf(arrow.BinaryTypes.String, false), Nullable: true},
+}, nil)
+
+// Write writes files as one consolidated Parquet manifest at key and
+// returns its size in bytes. The object is created with IfNotExists:
+// manifests are immutable, so an existing key gives blob.ErrExists. An
+// entry that fails Validate gives ErrInvalid and writes nothing.
+func Write(ctx context.Context, store blob.Store, key string, files []DataFile) (size int64, err error) {
+	data, err := Encode(files)
+	if err != nil {
+		return 0, fmt.Errorf("write manifest %s: %w", key, err)
+	}
+	if err := store.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{IfNotExists: true}); err != nil {
+		return 0, fmt.Errorf("write manifest %s: %w", key, err)
+	}
+	return int64(len(data)), nil
+}
+
+// Encode returns the bytes of a manifest listing files, as Write stores
+// them. An entry that fails Validate gives ErrInvalid.
+func Encode(files []DataFile) ([]byte, error) {
+	for i := range files {
+		if err := files[i].Validate(); err != nil {
+			return nil, fmt.Errorf("%w: entry %d: %v", ErrInvalid, i, err)
+		}
+	}
+	mem := memory.NewGoAllocator()
+	rec := buildRecord(mem, files)
+	defer rec.Release()
+
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithStats(false),
+		parquet.WithDictionaryDefault(false),
+	)
+	fw, err := pqarrow.NewFileWriter(manifestSchema, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range [][2]string{
+		{metaVersion, version},
+		{metaFiles, strconv.Itoa(len(files))},
+		{metaChecksum, strconv.FormatUint(checksum(files), 16)},
+	} {
+		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
+			fw.Close()
+			return nil, err
+		}
+	}
+	if err := fw.Write(rec); err != nil {
+		fw.Close()
+		return nil, err
+	}
+	if err := fw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func buildRecord(mem memory.Allocator, files []DataFile) arrow.RecordBatch {
+	b := array.NewRecordBuilder(mem, manifestSchema)
+	defer b.Release()
+	b.Reserve(len(files))
+
+	str := func(i int) *array.StringBuilder { return b.Field(i).(*array.StringBuilder) }
+	i64 := func(i int) *array.Int64Builder { return b.Field(i).(*array.Int64Builder) }
+	list := func(i int) *array.ListBuilder { return b.Field(i).(*array.ListBuilder) }
+
+	for i := range files {
+		f := &files[i]
+		str(colPath).Append(f.Path)
+		str(colFormat).Append(f.Format)
+		i64(colRecordCount).Append(f.RecordCount)
+		i64(colFileSize).Append(f.FileSize)
+		i64(colUncompressedSize).Append(f.UncompressedSize)
+		b.Field(colSpecID).(*array.Int32Builder).Append(int32(f.SpecID))
+
+		pv := list(colPartitionValues)
+		if f.PartitionValues == nil {
+			pv.AppendNull()
+		} else {
+			pv.Append(true)
+			vb := pv.ValueBuilder().(*array.StringBuilder)
+			for _, v := range f.PartitionValues {
+				if v == nil {
+					vb.AppendNull()
+				} else {
+					vb.Append(*v)
+				}
+			}
+		}
+
+		i64(colRowIDStart).Append(f.RowIDStart)
+		str(colStatsState).Append(f.StatsState)
+		str(colStatsError).Append(f.StatsError)
+		i64(colAddedSnapshotID).Append(f.AddedSnapshotID)
+		i64(colSequenceNumber).Append(f.SequenceNumber)
+
+		ids := list(colFieldIDs)
+		if f.FieldIDs == nil {
+			ids.AppendNull()
+		} else {
+			ids.Append(true)
+			vb := ids.ValueBuilder().(*array.Int32Builder)
+			for _, id := range f.FieldIDs {
+				vb.Append(int32(id))
+			}
+		}
+		appendInts(list(colValueCounts), f.ValueCounts)
+		appendInts(list(colNullCounts), f.NullCounts)
+		appendInts(list(colNaNCounts), f.NaNCounts)
+		appendBounds(list(colLowerBounds), f.LowerBounds)
+		appendBounds(list(colUpperBounds), f.UpperBounds)
+
+		be := list(colBoundsExact)
+		if f.BoundsExact == nil {
+			be.AppendNull()
+		} else {
+			be.Append(true)
+			be.ValueBuilder().(*array.BooleanBuilder).AppendValues(f.BoundsExact, nil)
+		}
+		appendInts(list(colColumnSizes), f.ColumnSizes)
+
+		cn := list(colColumnNames)
+		if f.ColumnNames == nil {
+			cn.AppendNull()
+		} else {
+			cn.Append(true)
+			cn.ValueBuilder().(*array.StringBuilder).AppendValues(f.ColumnNames, nil)
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+func appendInts(lb *array.ListBuilder, v []int64) {
+	if v == nil {
+		lb.AppendNull()
+		return
+	}
+	lb.Append(true)
+	lb.ValueBuilder().(*array.Int64Builder).AppendValues(v, nil)
+}
+
+func appendBounds(lb *array.ListBuilder, v [][]byte) {
+	if v == nil {
+		lb.AppendNull()
+		return
+	}
+	lb.Append(true)
+	vb := lb.ValueBuilder().(*array.BinaryBuilder)
+	for _, b := range v {
+		if b == nil {
+			vb.AppendNull()
+		} else {
+			vb.Append(b)
+		}
+	}
+}

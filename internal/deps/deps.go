@@ -1,0 +1,35 @@
+// Package deps pins the project's dependencies while the packages that use
+// them are being written; it is removed once every import is real.
+package deps
+
+import (
+	_ "cloud.google.com/go/firestore"
+	_ "cloud.google.com/go/storage"
+	_ "github.com/apache/arrow-go/v18/arrow"
+	_ "github.com/apache/arrow-go/v18/arrow/array"
+	_ "github.com/apache/arrow-go/v18/arrow/memory"
+	_ "github.com/apache/arrow-go/v18/parquet/file"
+	_ "github.com/apache/arrow-go/v18/parquet/pqarrow"
+	_ "github.com/chzyer/readline"
+	_ "github.com/dolthub/go-mysql-server"
+	_ "github.com/dolthub/go-mysql-server/enginetest"
+	_ "github.com/dolthub/go-mysql-server/memory"
+	_ "github.com/dolthub/go-mysql-server/server"
+	_ "github.com/dolthub/go-mysql-server/sql"
+	_ "github.com/dolthub/go-mysql-server/sql/planbuilder"
+	_ "github.com/dolthub/sqllogictest/go/logictest"
+	_ "github.com/dolthub/sqllogictest/go/logictest/mysql"
+	_ "github.com/dolthub/vitess/go/vt/sqlparser"
+	_ "github.com/fsouza/fake-gcs-server/fakestorage"
+	_ "github.com/go-sql-driver/mysql"
+	_ "github.com/golang-jwt/jwt/v5"
+	_ "github.com/google/uuid"
+	_ "github.com/jedib0t/go-pretty/v6/table"
+	_ "github.com/parquet-go/parquet-go"
+	_ "github.com/schollz/progressbar/v3"
+	_ "github.com/spf13/cobra"
+	_ "golang.org/x/sync/errgroup"
+	_ "golang.org/x/term"
+	_ "google.golang.org/api/option"
+	_ "modernc.org/sqlite"
+)
