@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// TestRun_ExecScriptRestart creates a table, inserts, and finds the rows
+// again in a second process-like run on the same warehouse.
+func TestRun_ExecScriptRestart(t *testing.T) {
+	wh := filepath.Join(t.TempDir(), "lake")
+	_, stderr, err := runCLI(t, "", "--warehouse", wh, "-e", "CREATE DATABASE d; CREATE TABLE d.t (a INT, b VARCHAR(10)); INSERT INTO d.t VALUES (1, 'one'), (2, 'two')")
+	if err != nil {
+		t.Fatalf("first run: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, `created workspace "main"`) {
+		t.Errorf("first run on a new warehouse should say it created the workspace; stderr: %q", stderr)
+	}
+	out, stderr, err := runCLI(t, "SELECT a, b FROM d.t ORDER BY a;\n", "--warehouse", wh, "--format", "tsv")
+	if err != nil {
+		t.Fatalf("script run: %v\n%s", err, stderr)
+	}
+	if want := "a\tb\n1\tone\n2\ttwo\n"; out != want {
+		t.Fatalf("tsv output %q, want %q", out, want)
+	}
+	if strings.Contains(stderr, "created workspace") {
+		t.Errorf("second run must not create the workspace again: %q", stderr)
+	}
+}
+
+func TestRun_ErrorsExitNonZero(t *testing.T) {
+	wh := filepath.Join(t.TempDir(), "lake")
+	out, _, err := runCLI(t, "", "--warehouse", wh, "--format", "csv", "-e", "SELECT 1 AS x; SELECT * FROM nowhere.t; SELECT 2")
+	if err == nil {
+		t.Fatal("a failing statement must make the run fail")
+	}
+	if !strings.Contains(out, "x\n1\n") || strings.Contains(out, "\n2\n") {
+		t.Fatalf("output %q: want the first result and nothing after the error", out)
+	}
+	if _, _, err := runCLI(t, "", "--warehouse", wh, "--workspace", "nope", "-e", "SELECT 1"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("a missing --workspace must be refused, not created: %v", err)
+	}
+	if _, _, err := runCLI(t, "", "--warehouse", wh, "--format", "xml", "-e", "SELECT 1"); err == nil {
+		t.Fatal("unknown --format accepted")
+	}
+}
+
+func TestRun_Formats(t *testing.T) {
+	wh := filepath.Join(t.TempDir(), "lake")
+	out, _, err := runCLI(t, "", "--warehouse", wh, "--format", "json", "-e", "SELECT 1 AS n, 'a' AS s, NULL AS z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out) != `{"n":1,"s":"a","z":null}` {
+		t.Fatalf("json %q", out)
+	}
+	out, _, err = runCLI(t, "", "--warehouse", wh, "-e", "SELECT 1 AS n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| N |") && !strings.Contains(out, "| n |") || !strings.Contains(out, "1 row in set") {
+		t.Fatalf("table output %q", out)
+	}
+	out, _, err = runCLI(t, "", "version")
+	if err != nil || !strings.HasPrefix(out, "lakesql ") {
+		t.Fatalf("version: %q %v", out, err)
+	}
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lakesql/lakesql/engine"
+)
+
+func newServeCmd(g *globalFlags, stderr io.Writer) *cobra.Command {
+	var addr, certFile, keyFile string
+	var requireTLS bool
+	var maxConns uint64
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the warehouse over the MySQL wire protocol",
+		Long: `serve runs a MySQL-wire server on the warehouse. Connect with any MySQL
+client, for example: mysql -h 127.0.0.1 -P 3306 -u root
+
+Lakehouse statements (CREATE WORKSPACE, ...) work over the text protocol;
+server-side prepared statements cannot carry them (a vitess limit).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.logLevel == "warn" {
+				g.logLevel = "info"
+			}
+			e, err := g.open(cmd.Context(), stderr)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			sc := engine.ServerConfig{Addr: addr, RequireTLS: requireTLS, MaxConnections: maxConns}
+			if certFile != "" {
+				cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+				if err != nil {
+					return fmt.Errorf("load TLS key pair: %w", err)
+				}
+				sc.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+			}
+			srv, err := e.NewServer(sc)
+			if err != nil {
+				return err
+			}
+			log := slog.New(slog.NewTextHandler(stderr, nil))
+			log.Info("lakesql serving", "addr", srv.Addr().String(), "warehouse", g.warehouse, "workspace", e.Workspace())
+			done := make(chan error, 1)
+			go func() { done <- srv.Start() }()
+			select {
+			case <-cmd.Context().Done():
+				log.Info("lakesql shutting down")
+				srv.Close()
+				<-done
+				return nil
+			case err := <-done:
+				return err
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:3306", "address to listen on")
+	f.StringVar(&certFile, "tls-cert", "", "TLS certificate file (PEM)")
+	f.StringVar(&keyFile, "tls-key", "", "TLS key file (PEM)")
+	f.BoolVar(&requireTLS, "require-tls", false, "refuse connections without TLS")
+	f.Uint64Var(&maxConns, "max-connections", 0, "maximum concurrent connections (0: unlimited)")
+	return cmd
+}

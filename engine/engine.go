@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/go-mysql-server/sql/variables"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/blob/gcs"
+	"github.com/lakesql/lakesql/catalogstore/blob/local"
+	"github.com/lakesql/lakesql/catalogstore/meta"
+	"github.com/lakesql/lakesql/catalogstore/meta/firestore"
+	"github.com/lakesql/lakesql/catalogstore/meta/sqlite"
+	"github.com/lakesql/lakesql/ddl"
+	"github.com/lakesql/lakesql/provider"
+)
+
+// DefaultWorkspace is the workspace a new embedded warehouse gets.
+const DefaultWorkspace = "main"
+
+// Config configures an Engine. The zero value (plus Warehouse) is the
+// embedded default: a SQLite metastore and a local folder.
+type Config struct {
+	// Warehouse is the local folder of the embedded default (./lake).
+	Warehouse string
+	// Metastore selects a production metastore: firestore://PROJECT[/DATABASE].
+	// Empty: SQLite in the warehouse folder.
+	Metastore string
+	// Storage selects a production object store: gs://BUCKET/PREFIX, or a
+	// folder. Empty: the warehouse folder.
+	Storage string
+	// Workspace is the session's workspace at connect time. Empty: the
+	// default workspace.
+	Workspace string
+	// CreateDefaultWorkspace creates Workspace if it is missing (the REPL's
+	// first run on a new warehouse). Otherwise a missing workspace is an
+	// error: workspaces are never created implicitly.
+	CreateDefaultWorkspace bool
+	// ReadOnly refuses every write.
+	ReadOnly bool
+	// Logger receives logs; nil uses slog.Default().
+	Logger *slog.Logger
+	// NoAudit turns off the catalog's audit lines.
+	NoAudit bool
+}
+
+// Engine is lakesql's SQL engine: GMS over the catalog. It is safe for
+// concurrent use by many sessions.
+type Engine struct {
+	cfg    Config
+	gms    *sqle.Engine
+	cat    *catalogstore.Catalog
+	prov   *provider.Provider
+	parser *ddl.Parser
+	log    *slog.Logger
+	close  []func() error
+	// created: Open created the configured workspace.
+	created bool
+}
+
+// Open opens the stores named by cfg and assembles the engine.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Warehouse == "" {
+		cfg.Warehouse = "lake"
+	}
+	if cfg.Workspace == "" {
+		cfg.Workspace = DefaultWorkspace
+	}
+	e := &Engine{cfg: cfg, log: cfg.Logger}
+	ms, err := openMeta(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.close = append(e.close, ms.Close)
+	bs, err := openBlob(ctx, cfg)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.close = append(e.close, bs.Close)
+	e.cat = catalogstore.New(ms, bs, catalogstore.Options{Logger: cfg.Logger, NoAudit: cfg.NoAudit})
+	if _, err := e.cat.Workspace(ctx, cfg.Workspace); errors.Is(err, catalogstore.ErrWorkspaceNotFound) && cfg.CreateDefaultWorkspace {
+		if _, err := e.cat.CreateWorkspace(ctx, cfg.Workspace, "lakesql"); err != nil && !errors.Is(err, catalogstore.ErrWorkspaceExists) {
+			e.Close()
+			return nil, err
+		}
+		e.created = true
+	} else if err != nil {
+		e.Close()
+		return nil, err
+	}
+	initVariables()
+	e.prov = provider.New(e.cat)
+	a := newAnalyzer(e.prov)
+	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly, IncludeRootAccount: true})
+	e.parser = ddl.NewParser(sql.NewMysqlParser())
+	e.gms.Parser = e.parser
+	// GMS's planner and analyzer reach the parser through this global too
+	// (views, triggers): install ours there once.
+	sql.GlobalParser = e.parser
+	return e, nil
+}
+
+// CreatedWorkspace reports whether Open created the configured workspace
+// (a new warehouse), so a front end can say so.
+func (e *Engine) CreatedWorkspace() bool { return e.created }
+
+// Workspace is the workspace new sessions start in.
+func (e *Engine) Workspace() string { return e.cfg.Workspace }
+
+// Catalog returns the engine's catalog.
+func (e *Engine) Catalog() *catalogstore.Catalog { return e.cat }
+
+// GMS returns the underlying go-mysql-server engine.
+func (e *Engine) GMS() *sqle.Engine { return e.gms }
+
+// Close releases the engine and its stores.
+func (e *Engine) Close() error {
+	var first error
+	if e.gms != nil {
+		if err := e.gms.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	for i := len(e.close) - 1; i >= 0; i-- {
+		if err := e.close[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func openMeta(ctx context.Context, cfg Config) (meta.Store, error) {
+	switch {
+	case cfg.Metastore == "" || strings.HasPrefix(cfg.Metastore, "sqlite:"):
+		path := strings.TrimPrefix(cfg.Metastore, "sqlite:")
+		if path == "" {
+			if err := os.MkdirAll(cfg.Warehouse, 0o755); err != nil {
+				return nil, fmt.Errorf("create warehouse %s: %w", cfg.Warehouse, err)
+			}
+			path = filepath.Join(cfg.Warehouse, "lakesql.db")
+		}
+		return sqlite.Open(ctx, path)
+	case strings.HasPrefix(cfg.Metastore, "firestore://"):
+		rest := strings.TrimPrefix(cfg.Metastore, "firestore://")
+		project, database, _ := strings.Cut(rest, "/")
+		if project == "" {
+			return nil, fmt.Errorf("metastore %q: name a project, firestore://PROJECT[/DATABASE]", cfg.Metastore)
+		}
+		return firestore.Open(ctx, project, database)
+	default:
+		return nil, fmt.Errorf("metastore %q: use firestore://PROJECT[/DATABASE] or sqlite:PATH", cfg.Metastore)
+	}
+}
+
+func openBlob(ctx context.Context, cfg Config) (blob.Store, error) {
+	switch {
+	case strings.HasPrefix(cfg.Storage, "gs://"):
+		return gcs.Open(ctx, cfg.Storage)
+	case cfg.Storage == "":
+		return local.Open(cfg.Warehouse)
+	default:
+		return local.Open(strings.TrimPrefix(cfg.Storage, "file://"))
+	}
+}
+
+// SysVarWorkspace is the session variable that selects the workspace:
+// SET lakehouse_workspace = 'w'.
+const SysVarWorkspace = "lakehouse_workspace"
+
+// initVariables registers lakesql's system variables in GMS's registry
+// (a process-wide GMS global) and brands the server.
+func initVariables() {
+	if sql.SystemVariables == nil {
+		variables.InitSystemVariables()
+	}
+	if _, _, ok := sql.SystemVariables.GetGlobal(SysVarWorkspace); !ok {
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+			Name:    SysVarWorkspace,
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
+			Dynamic: true,
+			Type:    types.NewSystemStringType(SysVarWorkspace),
+			Default: "",
+		}})
+	}
+	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})
+}

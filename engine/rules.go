@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/lakesql/lakesql/provider"
+)
+
+// Rule ids of lakesql's analyzer rules, above GMS's own.
+const (
+	rulePushFilters analyzer.RuleId = 10000 + iota
+)
+
+// newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
+func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
+	return analyzer.NewBuilder(p).
+		AddPostAnalyzeRule(rulePushFilters, pushFilters).
+		Build()
+}
+
+// pushFilters copies the conjuncts of a Filter directly above a lakesql
+// table into the table, which prunes files (and row groups) with them. The
+// Filter stays: pruning is only a superset, never the filter itself. GMS
+// v0.20 never calls sql.FilteredTable, hence the rule. It works only at the
+// top scope: rows inside subqueries carry an outer-scope prefix, so field
+// indexes there are not the table's.
+func pushFilters(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if scope != nil && !scope.IsEmpty() {
+		return n, transform.SameTree, nil
+	}
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		f, ok := n.(*plan.Filter)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		conj := expression.SplitConjunction(f.Expression)
+		child, same, err := withFilters(f.Child, conj)
+		if err != nil || same {
+			return n, transform.SameTree, err
+		}
+		nf, err := f.WithChildren(child)
+		return nf, transform.NewTree, err
+	})
+}
+
+// withFilters pushes conjuncts into a table under an optional alias.
+func withFilters(n sql.Node, conj []sql.Expression) (sql.Node, bool, error) {
+	switch x := n.(type) {
+	case *plan.TableAlias:
+		c, same, err := withFilters(x.Child, conj)
+		if err != nil || same {
+			return n, true, err
+		}
+		nn, err := x.WithChildren(c)
+		return nn, false, err
+	case *plan.ResolvedTable:
+		t, ok := x.Table.(*provider.Table)
+		if !ok || len(t.Filters()) > 0 {
+			return n, true, nil
+		}
+		nt, err := x.WithTable(t.WithFilters(conj))
+		return nt, false, err
+	}
+	return n, true, nil
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/lakesql/lakesql/sqlerr"
+)
+
+// ServerConfig configures the MySQL-wire server.
+type ServerConfig struct {
+	// Addr is host:port; default 127.0.0.1:3306.
+	Addr string
+	// Listener, if set, is used instead of listening on Addr.
+	Listener net.Listener
+	// TLS enables TLS; RequireTLS refuses plain connections.
+	TLS        *tls.Config
+	RequireTLS bool
+	// MaxConnections bounds concurrent clients (0: unlimited).
+	MaxConnections uint64
+}
+
+// Server is a running MySQL-wire server over an Engine.
+type Server struct {
+	s *server.Server
+}
+
+// NewServer prepares a server; Start runs it.
+func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.Addr == "" && cfg.Listener == nil {
+		cfg.Addr = "127.0.0.1:3306"
+	}
+	sc := server.Config{
+		Protocol:               "tcp",
+		Address:                cfg.Addr,
+		Listener:               cfg.Listener,
+		TLSConfig:              cfg.TLS,
+		RequireSecureTransport: cfg.RequireTLS,
+		MaxConnections:         cfg.MaxConnections,
+		Version:                "8.0.31-lakesql",
+	}
+	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrapHandler)
+	if err != nil {
+		return nil, fmt.Errorf("start server on %s: %w", cfg.Addr, err)
+	}
+	return &Server{s: s}, nil
+}
+
+// sessionBuilder makes a lakesql session for each new connection.
+func (e *Engine) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+	host, user := "", ""
+	if u, ok := conn.UserData.(sql.MysqlConnectionUser); ok {
+		host, user = u.Host, u.User
+	}
+	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
+	base := sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)
+	return newSession(base, e.cat, e.cfg.Workspace), nil
+}
+
+// Start serves until Close. It blocks.
+func (s *Server) Start() error { return s.s.Start() }
+
+// Close stops accepting and closes the listener.
+func (s *Server) Close() error { return s.s.Close() }
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.s.Listener.Addr() }
+
+// errorHandler refines the error codes GMS's handler sends: GMS flattens
+// every error it does not know into 1105 before any hook can see the
+// original, so the refinement works from the message (sqlerr.Remap).
+type errorHandler struct{ mysql.Handler }
+
+func wrapHandler(h mysql.Handler) (mysql.Handler, error) { return errorHandler{h}, nil }
+
+func remap(err error) error {
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		return sqlerr.Remap(se)
+	}
+	return err
+}
+
+func (h errorHandler) ComInitDB(c *mysql.Conn, schema string) error {
+	return remap(h.Handler.ComInitDB(c, schema))
+}
+
+func (h errorHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) error {
+	return remap(h.Handler.ComQuery(ctx, c, q, cb))
+}
+
+func (h errorHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
+	rest, err := h.Handler.ComMultiQuery(ctx, c, q, cb)
+	return rest, remap(err)
+}
+
+func (h errorHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+	f, err := h.Handler.ComPrepare(ctx, c, q, p)
+	return f, remap(err)
+}
+
+func (h errorHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+	return remap(h.Handler.ComStmtExecute(ctx, c, p, cb))
+}

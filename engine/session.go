@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/ddl"
+	"github.com/lakesql/lakesql/provider"
+)
+
+// Session is one client's session: GMS's base session plus the current
+// workspace and the staged write-set. It implements sql.TransactionSession:
+// CommitTransaction makes one catalog commit per dataset written, at the end
+// of each statement under autocommit or at COMMIT.
+type Session struct {
+	*sql.BaseSession
+	cat    *catalogstore.Catalog
+	mu     sync.Mutex
+	ws     string
+	writes *provider.WriteSet
+}
+
+var (
+	_ sql.Session            = (*Session)(nil)
+	_ sql.TransactionSession = (*Session)(nil)
+	_ provider.Session       = (*Session)(nil)
+	_ ddl.Session            = (*Session)(nil)
+)
+
+func newSession(base *sql.BaseSession, cat *catalogstore.Catalog, ws string) *Session {
+	return &Session{BaseSession: base, cat: cat, ws: ws, writes: provider.NewWriteSet()}
+}
+
+// Catalog implements ddl.Session.
+func (s *Session) Catalog() *catalogstore.Catalog { return s.cat }
+
+// CurrentWorkspace implements provider.Session and ddl.Session.
+func (s *Session) CurrentWorkspace() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ws
+}
+
+// SetCurrentWorkspace implements ddl.Session: it switches workspace after
+// checking it exists (never creating it). The current database is cleared,
+// since it named a collection of the old workspace.
+func (s *Session) SetCurrentWorkspace(ctx context.Context, ws string) error {
+	if _, err := s.cat.Workspace(ctx, ws); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	changed := s.ws != ws
+	s.ws = ws
+	s.mu.Unlock()
+	if changed {
+		s.BaseSession.SetCurrentDatabase("")
+	}
+	return nil
+}
+
+// Author implements provider.Session and ddl.Session: the authenticated
+// user is the author of every commit.
+func (s *Session) Author() string {
+	if u := s.Client().User; u != "" {
+		return u
+	}
+	return "root"
+}
+
+// Writes implements provider.Session.
+func (s *Session) Writes() *provider.WriteSet { return s.writes }
+
+// SetCurrentDatabase accepts `ws.coll` (a DSN database naming another
+// workspace): the session switches to ws and uses coll.
+func (s *Session) SetCurrentDatabase(name string) {
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		if err := s.SetCurrentWorkspace(context.Background(), name[:i]); err == nil {
+			s.BaseSession.SetCurrentDatabase(name[i+1:])
+			return
+		}
+	}
+	s.BaseSession.SetCurrentDatabase(name)
+}
+
+// transaction is the opaque token GMS keeps for an open transaction.
+type transaction struct{ readOnly bool }
+
+func (t *transaction) String() string   { return "lakesql transaction" }
+func (t *transaction) IsReadOnly() bool { return t.readOnly }
+
+// StartTransaction implements sql.TransactionSession.
+func (s *Session) StartTransaction(_ *sql.Context, c sql.TransactionCharacteristic) (sql.Transaction, error) {
+	return &transaction{readOnly: c == sql.ReadOnly}, nil
+}
+
+// CommitTransaction implements sql.TransactionSession: the staged writes
+// become catalog commits.
+func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
+	if s.writes.Empty() {
+		return nil
+	}
+	if t, ok := tx.(*transaction); ok && t.readOnly {
+		s.writes.Rollback()
+		return fmt.Errorf("%w: cannot write in a READ ONLY transaction", catalogstore.ErrNotSupported)
+	}
+	return s.writes.Commit(ctx, s.Author())
+}
+
+// Rollback implements sql.TransactionSession.
+func (s *Session) Rollback(*sql.Context, sql.Transaction) error {
+	s.writes.Rollback()
+	return nil
+}
+
+// CreateSavepoint implements sql.TransactionSession.
+func (s *Session) CreateSavepoint(*sql.Context, sql.Transaction, string) error {
+	return fmt.Errorf("%w: savepoints", catalogstore.ErrNotSupported)
+}
+
+// RollbackToSavepoint implements sql.TransactionSession.
+func (s *Session) RollbackToSavepoint(*sql.Context, sql.Transaction, string) error {
+	return fmt.Errorf("%w: savepoints", catalogstore.ErrNotSupported)
+}
+
+// ReleaseSavepoint implements sql.TransactionSession.
+func (s *Session) ReleaseSavepoint(*sql.Context, sql.Transaction, string) error {
+	return fmt.Errorf("%w: savepoints", catalogstore.ErrNotSupported)
+}
+
+// SetSessionVariable switches workspace for SET lakehouse_workspace.
+func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) error {
+	if strings.EqualFold(name, SysVarWorkspace) {
+		ws, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("%w: %s takes a workspace name", catalogstore.ErrBadValue, SysVarWorkspace)
+		}
+		if err := s.SetCurrentWorkspace(ctx, ws); err != nil {
+			return err
+		}
+	}
+	return s.BaseSession.SetSessionVariable(ctx, name, value)
+}
+
+// GetSessionVariable answers lakehouse_workspace from the session.
+func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (any, error) {
+	if strings.EqualFold(name, SysVarWorkspace) {
+		return s.CurrentWorkspace(), nil
+	}
+	return s.BaseSession.GetSessionVariable(ctx, name)
+}

@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/scan"
+	"github.com/lakesql/lakesql/sqlerr"
+)
+
+// Provider is the GMS DatabaseProvider over a catalog.
+type Provider struct {
+	cat   *catalogstore.Catalog
+	fns   map[string]sql.TableFunction
+	cache *scan.Cache
+}
+
+var (
+	_ sql.DatabaseProvider        = (*Provider)(nil)
+	_ sql.MutableDatabaseProvider = (*Provider)(nil)
+	_ sql.TableFunctionProvider   = (*Provider)(nil)
+)
+
+// New returns a provider over cat.
+func New(cat *catalogstore.Catalog) *Provider {
+	return &Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes)}
+}
+
+// Catalog returns the provider's catalog.
+func (p *Provider) Catalog() *catalogstore.Catalog { return p.cat }
+
+// resolve splits a SQL database name into workspace and collection: a
+// plain name is a collection of the session's workspace, `ws.coll` names
+// another workspace's collection.
+func (p *Provider) resolve(ctx *sql.Context, name string) (ws, coll string, err error) {
+	s, err := sessionOf(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		return name[:i], name[i+1:], nil
+	}
+	return s.CurrentWorkspace(), name, nil
+}
+
+// Database implements sql.DatabaseProvider.
+func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	ws, coll, err := p.resolve(ctx, name)
+	if err != nil {
+		return nil, sqlerr.Wrap(err)
+	}
+	if ws == "" {
+		return nil, sql.ErrDatabaseNotFound.New(name + " (no workspace selected: USE WORKSPACE w first)")
+	}
+	c, err := p.cat.Collection(ctx, ws, coll)
+	if errors.Is(err, catalogstore.ErrCollectionNotFound) {
+		// MySQL database names are case-sensitive on Linux, but clients
+		// often lower-case them: fall back to a unique case-insensitive
+		// match.
+		if match := p.caseInsensitive(ctx, ws, coll); match != "" {
+			c, err = p.cat.Collection(ctx, ws, match)
+		}
+	}
+	if errors.Is(err, catalogstore.ErrCollectionNotFound) {
+		return nil, sql.ErrDatabaseNotFound.New(name)
+	}
+	if err != nil {
+		return nil, sqlerr.Wrap(err)
+	}
+	return newDatabase(p, ws, c.Name, name), nil
+}
+
+func (p *Provider) caseInsensitive(ctx *sql.Context, ws, coll string) string {
+	colls, err := p.cat.ListCollections(ctx, ws)
+	if err != nil {
+		return ""
+	}
+	match := ""
+	for _, c := range colls {
+		if strings.EqualFold(c.Name, coll) {
+			if match != "" {
+				return ""
+			}
+			match = c.Name
+		}
+	}
+	return match
+}
+
+// HasDatabase implements sql.DatabaseProvider.
+func (p *Provider) HasDatabase(ctx *sql.Context, name string) bool {
+	_, err := p.Database(ctx, name)
+	return err == nil
+}
+
+// AllDatabases implements sql.DatabaseProvider: the collections of the
+// session's workspace.
+func (p *Provider) AllDatabases(ctx *sql.Context) []sql.Database {
+	s, err := sessionOf(ctx)
+	if err != nil || s.CurrentWorkspace() == "" {
+		return nil
+	}
+	colls, err := p.cat.ListCollections(ctx, s.CurrentWorkspace())
+	if err != nil {
+		ctx.GetLogger().Warnf("list collections: %v", err)
+		return nil
+	}
+	out := make([]sql.Database, 0, len(colls))
+	for _, c := range colls {
+		out = append(out, newDatabase(p, s.CurrentWorkspace(), c.Name, c.Name))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+// CreateDatabase implements sql.MutableDatabaseProvider: it creates a
+// collection.
+func (p *Provider) CreateDatabase(ctx *sql.Context, name string) error {
+	ws, coll, err := p.resolve(ctx, name)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	s, _ := sessionOf(ctx)
+	_, err = p.cat.CreateCollection(ctx, ws, coll, s.Author(), catalogstore.CreateCollectionOptions{})
+	if errors.Is(err, catalogstore.ErrCollectionExists) {
+		return sql.ErrDatabaseExists.New(name)
+	}
+	return sqlerr.Wrap(err)
+}
+
+// DropDatabase implements sql.MutableDatabaseProvider: it drops a
+// collection and everything in it, as MySQL's DROP DATABASE does.
+func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
+	ws, coll, err := p.resolve(ctx, name)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	s, _ := sessionOf(ctx)
+	if m := p.caseInsensitive(ctx, ws, coll); m != "" {
+		coll = m
+	}
+	err = p.cat.DropCollection(ctx, ws, coll, s.Author(), true)
+	if errors.Is(err, catalogstore.ErrCollectionNotFound) {
+		return sql.ErrDatabaseNotFound.New(name)
+	}
+	return sqlerr.Wrap(err)
+}
+
+// TableFunction implements sql.TableFunctionProvider.
+func (p *Provider) TableFunction(_ *sql.Context, name string) (sql.TableFunction, bool) {
+	fn, ok := p.fns[strings.ToLower(name)]
+	return fn, ok
+}
+
+// WithTableFunctions implements sql.TableFunctionProvider.
+func (p *Provider) WithTableFunctions(fns ...sql.TableFunction) (sql.TableFunctionProvider, error) {
+	cp := *p
+	cp.fns = map[string]sql.TableFunction{}
+	for _, fn := range fns {
+		cp.fns[strings.ToLower(fn.Name())] = fn
+	}
+	return &cp, nil
+}

@@ -1,0 +1,340 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/scan"
+	"github.com/lakesql/lakesql/sqlerr"
+)
+
+// Table is a dataset (or materialized view) at one snapshot. It is an
+// immutable value: WithProjections and WithFilters return copies.
+type Table struct {
+	db       *Database
+	ds       *catalogstore.Dataset
+	schema   *schema.Schema // the schema of the snapshot read
+	snapshot int64          // 0: the empty table
+	asOf     bool           // pinned by AS OF: read-only
+	full     sql.Schema     // every column of schema
+	proj     []string       // nil: every column
+	filters  []sql.Expression
+}
+
+var (
+	_ sql.Table               = (*Table)(nil)
+	_ sql.ProjectedTable      = (*Table)(nil)
+	_ sql.PrimaryKeyTable     = (*Table)(nil)
+	_ sql.InsertableTable     = (*Table)(nil)
+	_ sql.TruncateableTable   = (*Table)(nil)
+	_ sql.AlterableTable      = (*Table)(nil)
+	_ sql.IndexAlterableTable = (*Table)(nil)
+	_ sql.CommentedTable      = (*Table)(nil)
+	_ sql.StatisticsTable     = (*Table)(nil)
+	_ sql.DeletableTable      = (*Table)(nil)
+)
+
+func newTable(db *Database, ds *catalogstore.Dataset) *Table {
+	s := ds.Schema
+	return newTableAt(db, ds, &s, ds.CurrentSnapshotID)
+}
+
+func newTableAt(db *Database, ds *catalogstore.Dataset, s *schema.Schema, snap int64) *Table {
+	return &Table{db: db, ds: ds, schema: s, snapshot: snap, full: sqlSchema(nil, s, ds.Name, db.name)}
+}
+
+// Dataset returns the dataset document the table was loaded from.
+func (t *Table) Dataset() *catalogstore.Dataset { return t.ds }
+
+// SnapshotID is the snapshot the table reads.
+func (t *Table) SnapshotID() int64 { return t.snapshot }
+
+// CatalogSchema is the catalog schema of the snapshot read.
+func (t *Table) CatalogSchema() *schema.Schema { return t.schema }
+
+// Name implements sql.Nameable.
+func (t *Table) Name() string { return t.ds.Name }
+
+// String implements fmt.Stringer.
+func (t *Table) String() string { return t.db.name + "." + t.ds.Name }
+
+// Collation implements sql.Table.
+func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
+
+// Comment implements sql.CommentedTable.
+func (t *Table) Comment() string { return t.ds.Comment }
+
+// Schema implements sql.Table: the projected columns.
+func (t *Table) Schema() sql.Schema {
+	if t.proj == nil {
+		return t.full
+	}
+	out := make(sql.Schema, 0, len(t.proj))
+	for _, name := range t.proj {
+		if i := t.full.IndexOfColName(name); i >= 0 {
+			out = append(out, t.full[i])
+		}
+	}
+	return out
+}
+
+// PrimaryKeySchema implements sql.PrimaryKeyTable. GMS's join planning
+// needs it; lakesql does not enforce keys.
+func (t *Table) PrimaryKeySchema() sql.PrimaryKeySchema {
+	var ords []int
+	for i, c := range t.full {
+		if c.PrimaryKey {
+			ords = append(ords, i)
+		}
+	}
+	return sql.NewPrimaryKeySchema(t.full, ords...)
+}
+
+// WithProjections implements sql.ProjectedTable.
+func (t *Table) WithProjections(cols []string) sql.Table {
+	cp := *t
+	cp.proj = cols
+	return &cp
+}
+
+// Projections implements sql.ProjectedTable.
+func (t *Table) Projections() []string { return t.proj }
+
+// WithFilters returns a copy that prunes files and row groups with the
+// given conjuncts. The filters are a hint: the plan keeps its Filter node,
+// so pruning only needs to be a superset.
+func (t *Table) WithFilters(filters []sql.Expression) *Table {
+	cp := *t
+	cp.filters = filters
+	return &cp
+}
+
+// Filters returns the pushed conjuncts.
+func (t *Table) Filters() []sql.Expression { return t.filters }
+
+// fieldIDs returns the field ids of the projected columns, in output order.
+func (t *Table) fieldIDs() []int {
+	cols := t.Schema()
+	ids := make([]int, len(cols))
+	for i, c := range cols {
+		col, _ := t.schema.Column(c.Name)
+		ids[i] = col.ID
+	}
+	return ids
+}
+
+type partition struct{}
+
+func (partition) Key() []byte { return []byte("all") }
+
+// Partitions implements sql.Table. There is one partition: GMS reads
+// partitions one at a time, so the fan-out over files happens inside
+// PartitionRows.
+func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
+	return sql.PartitionsToPartitionIter(partition{}), nil
+}
+
+// PartitionRows implements sql.Table: plan from the manifest, prune, and
+// read the files in parallel. Closing the iterator stops the readers.
+func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
+	if t.snapshot == 0 {
+		return sql.RowsToRowIter(), nil
+	}
+	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	if err != nil {
+		return nil, sqlerr.Wrap(err)
+	}
+	files = scan.Prune(files, t.schema, scan.Predicates(t.schema, t.filters))
+	return scan.NewRowIter(ctx, scan.Request{
+		Store:    t.db.p.cat.Blob(),
+		Files:    files,
+		Schema:   t.schema,
+		FieldIDs: t.fieldIDs(),
+		Cache:    t.db.p.cache,
+		Filters:  t.filters,
+	}), nil
+}
+
+// RowCount implements sql.StatisticsTable from the dataset document.
+func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {
+	if t.snapshot != t.ds.CurrentSnapshotID {
+		return 0, false, nil
+	}
+	return uint64(t.ds.CurrentRecords), true, nil
+}
+
+// DataLength implements sql.StatisticsTable from the dataset document.
+func (t *Table) DataLength(*sql.Context) (uint64, error) {
+	return uint64(t.ds.CurrentBytes), nil
+}
+
+func (t *Table) checkWritable() error {
+	if t.asOf {
+		return fmt.Errorf("%w: %s is read AS OF snapshot %d; time travel is read-only", catalogstore.ErrNotSupported, t.ds.Name, t.snapshot)
+	}
+	return nil
+}
+
+// Inserter implements sql.InsertableTable.
+func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter {
+	return newInserter(ctx, t)
+}
+
+// Truncate implements sql.TruncateableTable: the session stages a
+// truncate, committed with the statement.
+func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	if err := t.checkWritable(); err != nil {
+		return 0, sqlerr.Wrap(err)
+	}
+	sess, err := sessionOf(ctx)
+	if err != nil {
+		return 0, sqlerr.Wrap(err)
+	}
+	n := sess.Writes().Truncate(t)
+	return n, nil
+}
+
+// Deleter implements sql.DeletableTable.
+func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return newDeleter(ctx, t) }
+
+// Updater implements sql.UpdatableTable.
+func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater { return newUpdater(ctx, t) }
+
+// AddColumn implements sql.AlterableTable: metadata only.
+func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
+	col, err := columnFromSQL(column)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	if !column.Nullable && column.Default == nil {
+		// Old files have no value for the column: it must read as NULL.
+		return fmt.Errorf("%w: ADD COLUMN %s NOT NULL needs a DEFAULT; old rows would have no value", catalogstore.ErrSchema, column.Name)
+	}
+	ch := catalogstore.SchemaChange{Kind: catalogstore.AddColumn, Column: col.Name, Type: col.Type, Comment: col.Comment}
+	if order != nil {
+		ch.First, ch.After = order.First, order.AfterColumn
+	}
+	return t.alter(ctx, func(s *schema.Schema) { setSQLType(s, col) }, ch)
+}
+
+// DropColumn implements sql.AlterableTable: metadata only.
+func (t *Table) DropColumn(ctx *sql.Context, name string) error {
+	return t.alter(ctx, nil, catalogstore.SchemaChange{Kind: catalogstore.DropColumn, Column: name})
+}
+
+// ModifyColumn implements sql.AlterableTable: a rename, or a safe widening.
+func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
+	if order != nil {
+		return fmt.Errorf("%w: moving a column (FIRST/AFTER) is not supported", catalogstore.ErrNotSupported)
+	}
+	old, ok := t.schema.Column(name)
+	if !ok {
+		return sql.ErrTableColumnNotFound.New(t.ds.Name, name)
+	}
+	col, err := columnFromSQL(column)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	var changes []catalogstore.SchemaChange
+	if col.Type != old.Type {
+		changes = append(changes, catalogstore.SchemaChange{Kind: catalogstore.ModifyColumn, Column: name, Type: col.Type})
+	}
+	if !strings.EqualFold(column.Name, name) || column.Name != old.Name {
+		changes = append(changes, catalogstore.SchemaChange{Kind: catalogstore.RenameColumn, Column: name, NewName: column.Name})
+	}
+	if len(changes) == 0 && col.SQLType == old.SQLType {
+		return nil
+	}
+	col.Name = column.Name
+	return t.alter(ctx, func(s *schema.Schema) { setSQLType(s, col) }, changes...)
+}
+
+func setSQLType(s *schema.Schema, col schema.Column) {
+	for i := range s.Columns {
+		if strings.EqualFold(s.Columns[i].Name, col.Name) {
+			s.Columns[i].SQLType = col.SQLType
+			s.Columns[i].Default = col.Default
+		}
+	}
+}
+
+func (t *Table) alter(ctx *sql.Context, fix func(*schema.Schema), changes ...catalogstore.SchemaChange) error {
+	if err := t.checkWritable(); err != nil {
+		return sqlerr.Wrap(err)
+	}
+	sess, err := sessionOf(ctx)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	ds, err := t.db.p.cat.AlterSchema(ctx, t.ds.Ident(), sess.Author(), changes...)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	if fix != nil {
+		_, err = t.db.p.cat.UpdateDataset(ctx, ds.Ident(), sess.Author(), func(d *catalogstore.Dataset) error {
+			fix(&d.Schema)
+			return nil
+		})
+	}
+	return sqlerr.Wrap(err)
+}
+
+// CreateIndex implements sql.IndexAlterableTable. Lakehouse tables have no
+// secondary indexes; the definition is recorded so DDL scripts run, and
+// scans prune by file and row-group statistics instead.
+func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
+	return t.setIndexProp(ctx, def.Name, indexColumns(def))
+}
+
+// DropIndex implements sql.IndexAlterableTable.
+func (t *Table) DropIndex(ctx *sql.Context, name string) error {
+	if _, ok := t.ds.Properties[indexProp(name)]; !ok {
+		return sql.ErrIndexNotFound.New(name)
+	}
+	return t.setIndexProp(ctx, name, "")
+}
+
+// RenameIndex implements sql.IndexAlterableTable.
+func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
+	cols, ok := t.ds.Properties[indexProp(from)]
+	if !ok {
+		return sql.ErrIndexNotFound.New(from)
+	}
+	if err := t.setIndexProp(ctx, from, ""); err != nil {
+		return sqlerr.Wrap(err)
+	}
+	return t.setIndexProp(ctx, to, cols)
+}
+
+func indexProp(name string) string { return "index." + strings.ToLower(name) }
+
+func indexColumns(def sql.IndexDef) string {
+	names := make([]string, len(def.Columns))
+	for i, c := range def.Columns {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ",")
+}
+
+func (t *Table) setIndexProp(ctx *sql.Context, name, cols string) error {
+	sess, err := sessionOf(ctx)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	_, err = t.db.p.cat.UpdateDataset(ctx, t.ds.Ident(), sess.Author(), func(d *catalogstore.Dataset) error {
+		if d.Properties == nil {
+			d.Properties = map[string]string{}
+		}
+		if cols == "" {
+			delete(d.Properties, indexProp(name))
+		} else {
+			d.Properties[indexProp(name)] = cols
+		}
+		return nil
+	})
+	return sqlerr.Wrap(err)
+}

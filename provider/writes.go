@@ -1,0 +1,439 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/scan"
+	"github.com/lakesql/lakesql/sqlerr"
+)
+
+// flushRows is how many staged rows are written out as one data file
+// before the statement ends, so a large INSERT … SELECT streams instead of
+// holding the table in memory.
+const flushRows = 256 * 1024
+
+// WriteSet is a session's staged writes: per dataset, the rows and files a
+// transaction adds, the rows it deletes, and whether it truncates. Nothing
+// in it is visible to other sessions until Commit. It is safe for
+// concurrent use, though a session runs one statement at a time.
+type WriteSet struct {
+	mu     sync.Mutex
+	tables map[string]*pending
+}
+
+// pending is the staged work on one dataset.
+type pending struct {
+	t        *Table // the table as first written in the transaction
+	truncate bool
+	records  []arrow.Record
+	rows     int
+	files    []manifest.DataFile
+	deletes  []sql.Row
+	stmt     *stmtState
+}
+
+// stmtState is the work of the running statement, discarded if it fails.
+type stmtState struct {
+	b       *rowBuilder
+	files   []manifest.DataFile
+	deletes []sql.Row
+}
+
+// NewWriteSet returns an empty write-set.
+func NewWriteSet() *WriteSet { return &WriteSet{tables: map[string]*pending{}} }
+
+func (w *WriteSet) get(t *Table) *pending {
+	key := t.ds.Ident().String()
+	p, ok := w.tables[key]
+	if !ok || p.t.ds.UUID != t.ds.UUID {
+		p = &pending{t: t}
+		w.tables[key] = p
+	}
+	return p
+}
+
+// Empty reports whether nothing is staged.
+func (w *WriteSet) Empty() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.tables) == 0
+}
+
+// Forget drops staged work on a dataset (after it was dropped).
+func (w *WriteSet) Forget(id catalogstore.Ident) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p, ok := w.tables[id.String()]; ok {
+		p.release()
+		delete(w.tables, id.String())
+	}
+}
+
+// Truncate stages a truncate and returns the row count it removes.
+func (w *WriteSet) Truncate(t *Table) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.get(t)
+	removed := int(t.ds.CurrentRecords) + p.rows
+	if p.truncate {
+		removed = p.rows
+	}
+	p.releaseRecords()
+	p.truncate, p.files, p.deletes = true, nil, nil
+	return removed
+}
+
+// Rollback discards everything staged. Files already written for staged
+// rows are orphans for cleanup; they are never referenced.
+func (w *WriteSet) Rollback() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, p := range w.tables {
+		p.release()
+		delete(w.tables, k)
+	}
+}
+
+func (p *pending) releaseRecords() {
+	for _, r := range p.records {
+		r.Release()
+	}
+	p.records, p.rows = nil, 0
+}
+
+func (p *pending) release() {
+	p.releaseRecords()
+	if p.stmt != nil && p.stmt.b != nil {
+		p.stmt.b.Release()
+	}
+	p.stmt = nil
+}
+
+// begin starts the statement's staging on t.
+func (w *WriteSet) begin(t *Table) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.get(t)
+	if p.stmt == nil {
+		p.stmt = &stmtState{}
+	}
+}
+
+func (w *WriteSet) insert(ctx context.Context, t *Table, row sql.Row) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.get(t)
+	if p.stmt == nil {
+		p.stmt = &stmtState{}
+	}
+	if p.stmt.b == nil {
+		p.stmt.b = newRowBuilder(p.t.schema)
+	}
+	if err := p.stmt.b.Append(row); err != nil {
+		return err
+	}
+	if p.stmt.b.Len() >= flushRows {
+		rec := p.stmt.b.Record()
+		defer rec.Release()
+		f, err := writeFile(ctx, p.t, []arrow.Record{rec})
+		if err != nil {
+			return err
+		}
+		p.stmt.files = append(p.stmt.files, f)
+	}
+	return nil
+}
+
+func (w *WriteSet) delete(t *Table, row sql.Row) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.get(t)
+	if p.stmt == nil {
+		p.stmt = &stmtState{}
+	}
+	p.stmt.deletes = append(p.stmt.deletes, row.Copy())
+}
+
+// complete folds the statement's staging into the transaction.
+func (w *WriteSet) complete(t *Table) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.get(t)
+	st := p.stmt
+	p.stmt = nil
+	if st == nil {
+		return
+	}
+	if st.b != nil {
+		if st.b.Len() > 0 {
+			rec := st.b.Record()
+			p.records = append(p.records, rec)
+			p.rows += int(rec.NumRows())
+		}
+		st.b.Release()
+	}
+	p.files = append(p.files, st.files...)
+	for _, f := range st.files {
+		p.rows += int(f.RecordCount)
+	}
+	p.deletes = append(p.deletes, st.deletes...)
+}
+
+// discard drops the statement's staging.
+func (w *WriteSet) discard(t *Table) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.get(t)
+	if p.stmt != nil && p.stmt.b != nil {
+		p.stmt.b.Release()
+	}
+	p.stmt = nil
+	if p.rows == 0 && len(p.files) == 0 && len(p.deletes) == 0 && !p.truncate {
+		delete(w.tables, p.t.ds.Ident().String())
+	}
+}
+
+// Commit makes one catalog commit per dataset with staged work, in name
+// order, and empties the write-set. A failure leaves the datasets after it
+// uncommitted and reports which.
+func (w *WriteSet) Commit(ctx context.Context, author string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	keys := make([]string, 0, len(w.tables))
+	for k := range w.tables {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	defer func() {
+		for _, k := range keys {
+			if p, ok := w.tables[k]; ok {
+				p.release()
+				delete(w.tables, k)
+			}
+		}
+	}()
+	for _, k := range keys {
+		if err := w.tables[k].commit(ctx, author); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *pending) commit(ctx context.Context, author string) error {
+	if len(p.records) == 0 && len(p.files) == 0 && len(p.deletes) == 0 && !p.truncate {
+		return nil
+	}
+	cat := p.t.db.p.cat
+	added := p.files
+	if len(p.records) > 0 {
+		f, err := writeFile(ctx, p.t, p.records)
+		if err != nil {
+			return err
+		}
+		added = append(added, f)
+	}
+	cm := catalogstore.Commit{
+		Operation: catalogstore.OpAppend, Author: author, Added: added,
+		ExpectedUUID: p.t.ds.UUID, BaseSnapshotID: p.t.snapshot,
+	}
+	switch {
+	case p.truncate && len(added) > 0:
+		cm.Operation, cm.ReplaceAll = catalogstore.OpOverwrite, true
+	case p.truncate:
+		cm.Operation, cm.ReplaceAll = catalogstore.OpTruncate, true
+	case len(p.deletes) > 0:
+		removed, rewritten, err := p.applyDeletes(ctx)
+		if err != nil {
+			return err
+		}
+		if len(removed) == 0 && len(added) == 0 {
+			return nil // nothing matched: no snapshot
+		}
+		cm.Removed, cm.Added = removed, append(added, rewritten...)
+		cm.Operation = catalogstore.OpOverwrite
+		if len(added) == 0 {
+			cm.Operation = catalogstore.OpDelete
+		}
+	}
+	_, err := cat.Commit(ctx, p.t.ds.Ident(), cm)
+	return err
+}
+
+// applyDeletes rewrites every live file holding a deleted row (copy on
+// write) and returns the files it replaces and their rewrites. Rows match
+// as multisets: deleting one of two equal rows keeps the other.
+func (p *pending) applyDeletes(ctx context.Context) (removed []string, rewritten []manifest.DataFile, err error) {
+	want := map[string]int{}
+	for _, r := range p.deletes {
+		want[rowKey(r)]++
+	}
+	cat := p.t.db.p.cat
+	files, _, err := cat.Files(ctx, p.t.ds, p.t.snapshot)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := make([]int, len(p.t.schema.Columns))
+	for i, c := range p.t.schema.Columns {
+		ids[i] = c.ID
+	}
+	for _, f := range files {
+		rows, err := scan.ReadAll(ctx, scan.Request{Store: cat.Blob(), Files: []manifest.DataFile{f}, Schema: p.t.schema, FieldIDs: ids})
+		if err != nil {
+			return nil, nil, err
+		}
+		keep := rows[:0]
+		hit := false
+		for _, r := range rows {
+			k := rowKey(r)
+			if want[k] > 0 {
+				want[k]--
+				hit = true
+				continue
+			}
+			keep = append(keep, r)
+		}
+		if !hit {
+			continue
+		}
+		removed = append(removed, f.Path)
+		if len(keep) == 0 {
+			continue
+		}
+		b := newRowBuilder(p.t.schema)
+		for _, r := range keep {
+			if err := b.Append(r); err != nil {
+				b.Release()
+				return nil, nil, err
+			}
+		}
+		rec := b.Record()
+		nf, err := writeFile(ctx, p.t, []arrow.Record{rec})
+		rec.Release()
+		b.Release()
+		if err != nil {
+			return nil, nil, err
+		}
+		rewritten = append(rewritten, nf)
+	}
+	return removed, rewritten, nil
+}
+
+// rowKey is a canonical text form of a row for multiset matching.
+func rowKey(r sql.Row) string {
+	var sb strings.Builder
+	for _, v := range r {
+		switch x := v.(type) {
+		case nil:
+			sb.WriteString("N|")
+		case time.Time:
+			fmt.Fprintf(&sb, "t%d|", x.UnixMicro())
+		case decimal.Decimal:
+			fmt.Fprintf(&sb, "d%s|", x.String())
+		case []byte:
+			fmt.Fprintf(&sb, "b%q|", x)
+		default:
+			fmt.Fprintf(&sb, "%T%v|", x, x)
+		}
+	}
+	return sb.String()
+}
+
+// writeFile writes records as one data file under the dataset's location
+// (step 1 of the commit protocol: the file is not referenced until the
+// commit lands).
+func writeFile(ctx context.Context, t *Table, recs []arrow.Record) (manifest.DataFile, error) {
+	key := fmt.Sprintf("%s/data/%s.parquet", t.ds.Location, uuid.NewString())
+	f, err := datafile.Write(ctx, t.db.p.cat.Blob(), key, t.schema, recs, datafile.WriteOptions{})
+	if err != nil {
+		return manifest.DataFile{}, fmt.Errorf("write data file for %s: %w", t.ds.Ident().Short(), err)
+	}
+	return f, nil
+}
+
+// inserter stages rows for one INSERT statement.
+type inserter struct {
+	t *Table
+	w *WriteSet
+}
+
+func newInserter(ctx *sql.Context, t *Table) sql.RowInserter {
+	sess, err := sessionOf(ctx)
+	if err != nil {
+		return &failingEditor{err: err}
+	}
+	if err := t.checkWritable(); err != nil {
+		return &failingEditor{err: err}
+	}
+	return &inserter{t: t, w: sess.Writes()}
+}
+
+func (i *inserter) StatementBegin(*sql.Context) { i.w.begin(i.t) }
+func (i *inserter) DiscardChanges(*sql.Context, error) error {
+	i.w.discard(i.t)
+	return nil
+}
+func (i *inserter) StatementComplete(*sql.Context) error {
+	i.w.complete(i.t)
+	return nil
+}
+func (i *inserter) Insert(ctx *sql.Context, row sql.Row) error {
+	return sqlerr.Wrap(i.w.insert(ctx, i.t, row))
+}
+func (i *inserter) Close(*sql.Context) error { return nil }
+
+// deleter stages deleted rows; updater stages an update as a delete of the
+// old row and an insert of the new one.
+type deleter struct{ inserter }
+
+func newDeleter(ctx *sql.Context, t *Table) sql.RowDeleter {
+	ins := newInserter(ctx, t)
+	if fe, ok := ins.(*failingEditor); ok {
+		return fe
+	}
+	return &deleter{*ins.(*inserter)}
+}
+
+func (d *deleter) Delete(_ *sql.Context, row sql.Row) error {
+	d.w.delete(d.t, row)
+	return nil
+}
+
+type updater struct{ inserter }
+
+func newUpdater(ctx *sql.Context, t *Table) sql.RowUpdater {
+	ins := newInserter(ctx, t)
+	if fe, ok := ins.(*failingEditor); ok {
+		return fe
+	}
+	return &updater{*ins.(*inserter)}
+}
+
+func (u *updater) Update(ctx *sql.Context, old, new sql.Row) error {
+	u.w.delete(u.t, old)
+	return sqlerr.Wrap(u.w.insert(ctx, u.t, new))
+}
+
+// failingEditor reports an error from every write.
+type failingEditor struct{ err error }
+
+func (f *failingEditor) StatementBegin(*sql.Context)                 {}
+func (f *failingEditor) DiscardChanges(*sql.Context, error) error    { return nil }
+func (f *failingEditor) StatementComplete(*sql.Context) error        { return nil }
+func (f *failingEditor) Insert(*sql.Context, sql.Row) error          { return f.err }
+func (f *failingEditor) Delete(*sql.Context, sql.Row) error          { return f.err }
+func (f *failingEditor) Update(*sql.Context, sql.Row, sql.Row) error { return f.err }
+func (f *failingEditor) Close(*sql.Context) error                    { return nil }

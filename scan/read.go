@@ -1,0 +1,225 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dolthub/go-mysql-server/sql"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/catalogstore/schema"
+)
+
+// Request describes one scan: which files, which columns.
+type Request struct {
+	Store    blob.Store
+	Files    []manifest.DataFile // already pruned, in output order
+	Schema   *schema.Schema      // the schema rows are read as
+	FieldIDs []int               // projected columns, in output order
+	// Cache, if set, keeps decoded files for later scans.
+	Cache *Cache
+	// Parallelism bounds the files decoded at once (default GOMAXPROCS).
+	Parallelism int
+	// Filters are informational here (for row-group pruning by the
+	// reader); rows are not filtered by scan.
+	Filters []sql.Expression
+}
+
+// batch is one decoded file's rows, or the error reading it.
+type batch struct {
+	rows []sql.Row
+	err  error
+}
+
+// rowIter returns rows in file order while later files decode in the
+// background.
+type rowIter struct {
+	cancel  context.CancelFunc
+	results []chan batch
+	g       *errgroup.Group
+	next    int
+	cur     []sql.Row
+	pos     int
+}
+
+// NewRowIter starts reading req's files and returns an iterator over their
+// rows in file order. Close stops the readers.
+func NewRowIter(ctx context.Context, req Request) sql.RowIter {
+	ctx, cancel := context.WithCancel(ctx)
+	par := req.Parallelism
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	it := &rowIter{cancel: cancel, results: make([]chan batch, len(req.Files))}
+	for i := range it.results {
+		it.results[i] = make(chan batch, 1)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	it.g = g
+	// A feeder hands files to at most par workers, in order, so the
+	// consumer's next file is always among those being decoded.
+	sem := make(chan struct{}, par)
+	go func() {
+		for i, f := range req.Files {
+			select {
+			case sem <- struct{}{}:
+			case <-gctx.Done():
+				for k := i; k < len(req.Files); k++ {
+					it.results[k] <- batch{err: gctx.Err()}
+				}
+				return
+			}
+			g.Go(func() error {
+				defer func() { <-sem }()
+				rows, err := readFile(gctx, req, f)
+				it.results[i] <- batch{rows: rows, err: err}
+				return nil
+			})
+		}
+	}()
+	return it
+}
+
+// Next implements sql.RowIter.
+func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for it.pos >= len(it.cur) {
+		if it.next >= len(it.results) {
+			return nil, io.EOF
+		}
+		var b batch
+		select {
+		case b = <-it.results[it.next]:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		it.next++
+		if b.err != nil {
+			return nil, b.err
+		}
+		it.cur, it.pos = b.rows, 0
+	}
+	r := it.cur[it.pos]
+	it.pos++
+	return r, nil
+}
+
+// Close implements sql.RowIter: it cancels the readers still running.
+func (it *rowIter) Close(*sql.Context) error {
+	it.cancel()
+	return nil
+}
+
+// ReadAll reads every row of req into memory (for small rewrites).
+func ReadAll(ctx context.Context, req Request) ([]sql.Row, error) {
+	var out []sql.Row
+	for _, f := range req.Files {
+		rows, err := readFile(ctx, req, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// readFile decodes one file into rows, through the cache. Rows from the
+// cache are copied, since callers may modify them.
+func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row, error) {
+	key := cacheKey(f.Path, req.Schema.ID, req.FieldIDs)
+	if req.Cache != nil {
+		if rows, ok := req.Cache.get(key); ok {
+			return copyRows(rows), nil
+		}
+	}
+	rows, err := decodeFile(ctx, req, f)
+	if err != nil {
+		return nil, err
+	}
+	if req.Cache != nil {
+		req.Cache.put(key, rows, estimateRows(rows))
+		return copyRows(rows), nil
+	}
+	return rows, nil
+}
+
+func decodeFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row, error) {
+	r, err := datafile.Open(ctx, req.Store, f, req.Schema, req.FieldIDs)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", f.Path, err)
+	}
+	defer r.Close()
+	cols := make([]schema.Type, len(req.FieldIDs))
+	for i, id := range req.FieldIDs {
+		c, _ := req.Schema.ByID(id)
+		cols[i] = c.Type
+	}
+	rows := make([]sql.Row, 0, f.RecordCount)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		rows, err = appendRecord(rows, rec, cols)
+		rec.Release()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// appendRecord converts a record a column at a time.
+func appendRecord(rows []sql.Row, rec arrow.Record, cols []schema.Type) ([]sql.Row, error) {
+	n := int(rec.NumRows())
+	start := len(rows)
+	vals := make([]any, n*len(cols)) // one allocation for the batch's values
+	for i := 0; i < n; i++ {
+		rows = append(rows, sql.Row(vals[i*len(cols):(i+1)*len(cols):(i+1)*len(cols)]))
+	}
+	for j := range cols {
+		if err := fillColumn(rows[start:], j, rec.Column(j), cols[j]); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+func copyRows(rows []sql.Row) []sql.Row {
+	if len(rows) == 0 {
+		return nil
+	}
+	w := len(rows[0])
+	vals := make([]any, len(rows)*w)
+	out := make([]sql.Row, len(rows))
+	for i, r := range rows {
+		copy(vals[i*w:(i+1)*w], r)
+		out[i] = sql.Row(vals[i*w : (i+1)*w : (i+1)*w])
+	}
+	return out
+}
+
+func cacheKey(path string, schemaID int, ids []int) string {
+	var sb strings.Builder
+	sb.WriteString(path)
+	sb.WriteByte('#')
+	sb.WriteString(strconv.Itoa(schemaID))
+	for _, id := range ids {
+		sb.WriteByte(',')
+		sb.WriteString(strconv.Itoa(id))
+	}
+	return sb.String()
+}

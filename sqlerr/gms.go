@@ -1,0 +1,69 @@
+package sqlerr
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"gopkg.in/src-d/go-errors.v1"
+)
+
+// gmsKinds are GMS errors that GMS itself reports as the generic 1105, with
+// the code MySQL gives the same condition. Clients (and conformance
+// scripts) tell errors apart by these codes.
+var gmsKinds = []struct {
+	kind *errors.Kind
+	code Code
+}{
+	{sql.ErrInsertIntoMismatchValueCount, Code{mysql.ERWrongValueCountOnRow, "21S01"}},
+	{sql.ErrColumnNotFound, Code{mysql.ERBadFieldError, "42S22"}},
+	{sql.ErrTableColumnNotFound, Code{mysql.ERBadFieldError, "42S22"}},
+	{sql.ErrValueOutOfRange, Code{1264, "22003"}},
+	{sql.ErrTableAlreadyExists, Code{mysql.ERTableExists, "42S01"}},
+	{types.ErrLengthBeyondLimit, Code{1406, "22001"}}, // ER_DATA_TOO_LONG
+	{types.ErrConvertingToTime, Code{mysql.ERTruncatedWrongValueForField, "22007"}},
+	{sql.ErrUnsupportedFeature, Code{mysql.ERNotSupportedYet, "42000"}},
+}
+
+// lookupGMS maps a GMS error kind.
+func lookupGMS(err error) (Code, bool) {
+	for _, k := range gmsKinds {
+		if k.kind.Is(err) {
+			return k.code, true
+		}
+	}
+	return Code{}, false
+}
+
+// kindPatterns match the messages of gmsKinds, for errors GMS has already
+// flattened into a 1105 SQLError on the wire.
+var kindPatterns = func() []*regexp.Regexp {
+	verbs := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	out := make([]*regexp.Regexp, len(gmsKinds))
+	for i, k := range gmsKinds {
+		parts := verbs.Split(k.kind.Message, -1)
+		for j := range parts {
+			parts[j] = regexp.QuoteMeta(parts[j])
+		}
+		out[i] = regexp.MustCompile("^" + strings.Join(parts, "(?s:.*)") + "$")
+	}
+	return out
+}()
+
+// Remap refines a SQLError that GMS produced as the generic 1105 when its
+// message is one of lakesql's or a known GMS kind's. The wire server's
+// handler calls it, since GMS casts errors before any hook sees them.
+func Remap(se *mysql.SQLError) *mysql.SQLError {
+	if se == nil || se.Num != mysql.ERUnknownError {
+		return se
+	}
+	for i, re := range kindPatterns {
+		if re.MatchString(se.Message) {
+			c := gmsKinds[i].code
+			return mysql.NewSQLError(c.Num, c.State, "%s", se.Message)
+		}
+	}
+	return se
+}

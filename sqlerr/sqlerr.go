@@ -1,0 +1,107 @@
+// Package sqlerr maps lakesql's typed errors to MySQL error codes and
+// SQLSTATEs, in one table. GMS turns any error that is not already a
+// *mysql.SQLError into the generic 1105 before the wire sees it, so the
+// packages at the GMS boundary (provider, ddl, engine) pass their errors
+// through Wrap; everything below them stays free of MySQL concerns.
+package sqlerr
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/partition"
+	"github.com/lakesql/lakesql/catalogstore/schema"
+)
+
+// Code is a MySQL error number with its SQLSTATE.
+type Code struct {
+	Num   int
+	State string
+}
+
+// ErrSyntax marks a malformed lakehouse statement (ER_PARSE_ERROR).
+var ErrSyntax = errors.New("syntax error")
+
+// ErrValueRange marks a value that does not fit its column.
+var ErrValueRange = errors.New("value out of range")
+
+// table is the mapping, most specific first: the first sentinel the error
+// wraps decides.
+var table = []struct {
+	err  error
+	code Code
+}{
+	{catalogstore.ErrIncarnationChanged, Code{1412, "HY000"}}, // ER_TABLE_DEF_CHANGED: retry,
+	{catalogstore.ErrCommitConflict, Code{mysql.ERLockDeadlock, mysql.SSLockDeadlock}},
+	{catalogstore.ErrManifestUnreadable, Code{1030, "HY000"}}, // ER_GET_ERRNO: storage engine error
+	{catalogstore.ErrWorkspaceNotFound, Code{mysql.ERBadDb, "42000"}},
+	{catalogstore.ErrWorkspaceExists, Code{mysql.ERDbCreateExists, "HY000"}},
+	{catalogstore.ErrCollectionNotFound, Code{mysql.ERBadDb, "42000"}},
+	{catalogstore.ErrCollectionExists, Code{mysql.ERDbCreateExists, "HY000"}},
+	{catalogstore.ErrCollectionNotEmpty, Code{1010, "HY000"}}, // ER_DB_DROP_RMDIR
+	{catalogstore.ErrDatasetNotFound, Code{mysql.ERNoSuchTable, "42S02"}},
+	{catalogstore.ErrDatasetExists, Code{mysql.ERTableExists, "42S01"}},
+	{catalogstore.ErrViewNotFound, Code{mysql.ERNoSuchTable, "42S02"}},
+	{catalogstore.ErrViewExists, Code{mysql.ERTableExists, "42S01"}},
+	{catalogstore.ErrSnapshotNotFound, Code{1032, "HY000"}}, // ER_KEY_NOT_FOUND
+	{catalogstore.ErrBadIdentifier, Code{mysql.ERWrongTableName, "42000"}},
+	{catalogstore.ErrLocked, Code{1192, "HY000"}}, // ER_LOCK_OR_ACTIVE_TRANSACTION
+	{catalogstore.ErrDeletionProtected, Code{mysql.ERSpecifiedAccessDenied, "42000"}},
+	{catalogstore.ErrEgressRestricted, Code{mysql.ERSpecifiedAccessDenied, "42000"}},
+	{catalogstore.ErrUnknownProperty, Code{mysql.ERUnknownSystemVariable, "HY000"}},
+	{catalogstore.ErrBadValue, Code{mysql.ERWrongValueForVar, "42000"}},
+	{catalogstore.ErrSchema, Code{1846, "0A000"}}, // ER_ALTER_OPERATION_NOT_SUPPORTED
+	{catalogstore.ErrNotSupported, Code{mysql.ERNotSupportedYet, "42000"}},
+	{schema.ErrUnsupportedType, Code{mysql.ERNotSupportedYet, "42000"}},
+	{schema.ErrBadColumn, Code{mysql.ERWrongColumnName, "42000"}},
+	{partition.ErrUnknownColumn, Code{mysql.ERBadFieldError, "42S22"}},
+	{partition.ErrBadTransform, Code{mysql.ERNotSupportedYet, "42000"}},
+	{partition.ErrTransformType, Code{mysql.ERNotSupportedYet, "42000"}},
+	{partition.ErrBadSpec, Code{mysql.ERNotSupportedYet, "42000"}},
+	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
+	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE
+}
+
+// Lookup returns the code for err, and false for errors lakesql does not
+// type (GMS maps those itself).
+func Lookup(err error) (Code, bool) {
+	for _, e := range table {
+		if errors.Is(err, e.err) {
+			return e.code, true
+		}
+	}
+	return Code{}, false
+}
+
+// Wrap returns err as a *mysql.SQLError when it is a lakesql error, keeping
+// its message; any other error is returned unchanged. A nil error stays
+// nil.
+func Wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		return err
+	}
+	c, ok := Lookup(err)
+	if !ok {
+		if c, ok = lookupGMS(err); !ok {
+			return err
+		}
+	}
+	// NewSQLError formats its message: escape percent signs.
+	return mysql.NewSQLError(c.Num, c.State, "%s", strings.TrimSpace(err.Error()))
+}
+
+// Sentinels lists every error the table maps, for tests.
+func Sentinels() []error {
+	out := make([]error, len(table))
+	for i, e := range table {
+		out[i] = e.err
+	}
+	return out
+}
