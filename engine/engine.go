@@ -104,6 +104,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	initVariables()
 	e.prov = provider.New(e.cat)
+	registerProcedures(e)
 	a := newAnalyzer(e.prov)
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly, IncludeRootAccount: true})
 	e.parser = ddl.NewParser(sql.NewMysqlParser())

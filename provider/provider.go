@@ -17,6 +17,7 @@ type Provider struct {
 	cat   *catalogstore.Catalog
 	fns   map[string]sql.TableFunction
 	cache *scan.Cache
+	procs sql.ExternalStoredProcedureRegistry
 }
 
 var (
@@ -27,7 +28,8 @@ var (
 
 // New returns a provider over cat.
 func New(cat *catalogstore.Catalog) *Provider {
-	return &Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes)}
+	return &Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
+		procs: sql.NewExternalStoredProcedureRegistry()}
 }
 
 // Catalog returns the provider's catalog.
