@@ -25,7 +25,7 @@ SQL
 echo "== revenue by region"
 "$bin" -e "SELECT region, COUNT(*) AS orders, SUM(amount) AS revenue FROM demo.orders GROUP BY region ORDER BY revenue DESC"
 echo "== big orders (a view stored in the catalog)"
-"$bin" -e "SELECT * FROM demo.big_orders ORDER BY amount DESC"
+"$bin" -e "USE demo; SELECT * FROM big_orders ORDER BY amount DESC"
 echo "== not shipped yet"
 "$bin" -e "SELECT id, customer FROM demo.orders WHERE shipped IS NULL"
 echo "== workspaces"

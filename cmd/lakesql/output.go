@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/lakesql/lakesql/engine"
 )
@@ -29,20 +30,10 @@ func newPrinter(format string, w io.Writer) (printer, error) {
 	return printer{}, fmt.Errorf("--format %q: use table, tsv, csv or json", format)
 }
 
-// okResult reports whether r is GMS's OK packet (DDL and DML results).
-func okResult(r engine.Result) (types.OkResult, bool) {
-	if len(r.Rows) == 1 && len(r.Rows[0]) == 1 {
-		if ok, is := r.Rows[0][0].(types.OkResult); is {
-			return ok, true
-		}
-	}
-	return types.OkResult{}, false
-}
-
 func (p printer) print(r engine.Result) error {
-	if ok, is := okResult(r); is {
+	if n, is := r.IsOK(); is {
 		if p.format == "table" {
-			_, err := fmt.Fprintf(p.w, "Query OK, %d rows affected\n", ok.RowsAffected)
+			_, err := fmt.Fprintf(p.w, "Query OK, %d %s affected\n", n, plural(int(n), "row", "rows"))
 			return err
 		}
 		return nil
@@ -53,8 +44,12 @@ func (p printer) print(r engine.Result) error {
 	cells := make([][]string, len(r.Rows))
 	for i, row := range r.Rows {
 		cells[i] = make([]string, len(row))
-		for j, v := range row {
-			cells[i][j] = formatValue(v)
+		for j := range row {
+			if txt, ok := r.Text(i, j); ok {
+				cells[i][j] = txt
+			} else {
+				cells[i][j] = "NULL"
+			}
 		}
 	}
 	switch p.format {
@@ -86,6 +81,9 @@ func (p printer) print(r engine.Result) error {
 	}
 	t := table.NewWriter()
 	t.SetOutputMirror(p.w)
+	style := table.StyleDefault
+	style.Format.Header = text.FormatDefault // keep column names as they are
+	t.SetStyle(style)
 	hdr := make(table.Row, len(r.Columns))
 	for i, c := range r.Columns {
 		hdr[i] = c
