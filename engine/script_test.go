@@ -45,7 +45,7 @@ func openEngine(t *testing.T) *engine.Engine {
 
 // serve starts the wire server on a free loopback port and returns a
 // database/sql handle connected to it.
-func serve(t *testing.T, e *engine.Engine, db string) *sql.DB {
+func serve(t *testing.T, e *engine.Engine, db string) (*sql.DB, string) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -67,7 +67,7 @@ func serve(t *testing.T, e *engine.Engine, db string) *sql.DB {
 	}
 	h.SetMaxOpenConns(1) // one session, like the embedded Conn
 	t.Cleanup(func() { h.Close() })
-	return h
+	return h, l.Addr().String()
 }
 
 // runner runs a statement and returns rows as "a|b" strings.
@@ -209,7 +209,8 @@ func TestScripts(t *testing.T) {
 			})
 			t.Run("wire", func(t *testing.T) {
 				e := openEngine(t)
-				runScript(t, st.name, wire(t, serve(t, e, "")), st)
+				h, _ := serve(t, e, "")
+				runScript(t, st.name, wire(t, h), st)
 			})
 		})
 	}
