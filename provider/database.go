@@ -53,6 +53,9 @@ func (d *Database) ident(name string) catalogstore.Ident {
 // document; a case-insensitive match is tried only when the exact name
 // misses.
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if base, kind, ok := strings.Cut(name, "$"); ok {
+		return d.metadataTable(ctx, base, kind, nil)
+	}
 	ds, err := d.p.cat.Dataset(ctx, d.ident(name))
 	if errors.Is(err, catalogstore.ErrDatasetNotFound) {
 		match, ok, lerr := d.matchName(ctx, name)
