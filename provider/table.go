@@ -127,15 +127,15 @@ func (t *Table) fieldIDs() []int {
 	return ids
 }
 
-type partition struct{}
+type scanPartition struct{}
 
-func (partition) Key() []byte { return []byte("all") }
+func (scanPartition) Key() []byte { return []byte("all") }
 
 // Partitions implements sql.Table. There is one partition: GMS reads
 // partitions one at a time, so the fan-out over files happens inside
 // PartitionRows.
 func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
-	return sql.PartitionsToPartitionIter(partition{}), nil
+	return sql.PartitionsToPartitionIter(scanPartition{}), nil
 }
 
 // PartitionRows implements sql.Table: plan from the manifest, prune, and
@@ -148,7 +148,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
-	files = scan.Prune(files, t.schema, scan.Predicates(t.schema, t.filters))
+	files = scan.Prune(files, t.ds.Specs, scan.Predicates(t.schema, t.filters))
 	return scan.NewRowIter(ctx, scan.Request{
 		Store:    t.db.p.cat.Blob(),
 		Files:    files,
@@ -194,8 +194,8 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, sqlerr.Wrap(err)
 	}
-	n := sess.Writes().Truncate(t)
-	return n, nil
+	n, err := sess.Writes().Truncate(t)
+	return n, sqlerr.Wrap(err)
 }
 
 // Deleter implements sql.DeletableTable.

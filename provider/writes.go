@@ -38,31 +38,51 @@ type WriteSet struct {
 type pending struct {
 	t        *Table // the table as first written in the transaction
 	truncate bool
-	records  []arrow.Record
+	records  map[string]*partRecords // completed statements' rows, by partition tuple
 	rows     int
 	files    []manifest.DataFile
 	deletes  []sql.Row
 	stmt     *stmtState
+	parter   *partitioner // nil for an unpartitioned table
+}
+
+// partRecords are the staged rows of one partition tuple.
+type partRecords struct {
+	values []*string
+	recs   []arrow.Record
 }
 
 // stmtState is the work of the running statement, discarded if it fails.
 type stmtState struct {
-	b       *rowBuilder
+	parts   map[string]*part
 	files   []manifest.DataFile
 	deletes []sql.Row
+}
+
+// part is the running statement's rows of one partition tuple.
+type part struct {
+	values []*string
+	b      *rowBuilder
 }
 
 // NewWriteSet returns an empty write-set.
 func NewWriteSet() *WriteSet { return &WriteSet{tables: map[string]*pending{}} }
 
-func (w *WriteSet) get(t *Table) *pending {
+func (w *WriteSet) get(t *Table) (*pending, error) {
 	key := t.ds.Ident().String()
 	p, ok := w.tables[key]
 	if !ok || p.t.ds.UUID != t.ds.UUID {
-		p = &pending{t: t}
+		p = &pending{t: t, records: map[string]*partRecords{}}
+		if len(t.ds.Spec.Fields) > 0 {
+			parter, err := newPartitioner(t.schema, t.ds.Spec)
+			if err != nil {
+				return nil, err
+			}
+			p.parter = parter
+		}
 		w.tables[key] = p
 	}
-	return p
+	return p, nil
 }
 
 // Empty reports whether nothing is staged.
@@ -83,17 +103,20 @@ func (w *WriteSet) Forget(id catalogstore.Ident) {
 }
 
 // Truncate stages a truncate and returns the row count it removes.
-func (w *WriteSet) Truncate(t *Table) int {
+func (w *WriteSet) Truncate(t *Table) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.get(t)
+	p, err := w.get(t)
+	if err != nil {
+		return 0, err
+	}
 	removed := int(t.ds.CurrentRecords) + p.rows
 	if p.truncate {
 		removed = p.rows
 	}
 	p.releaseRecords()
 	p.truncate, p.files, p.deletes = true, nil, nil
-	return removed
+	return removed, nil
 }
 
 // Rollback discards everything staged. Files already written for staged
@@ -108,98 +131,140 @@ func (w *WriteSet) Rollback() {
 }
 
 func (p *pending) releaseRecords() {
-	for _, r := range p.records {
-		r.Release()
+	for _, pr := range p.records {
+		for _, r := range pr.recs {
+			r.Release()
+		}
 	}
-	p.records, p.rows = nil, 0
+	p.records, p.rows = map[string]*partRecords{}, 0
 }
 
 func (p *pending) release() {
 	p.releaseRecords()
-	if p.stmt != nil && p.stmt.b != nil {
-		p.stmt.b.Release()
-	}
+	p.stmt.release()
 	p.stmt = nil
 }
 
+func (st *stmtState) release() {
+	if st == nil {
+		return
+	}
+	for _, pt := range st.parts {
+		pt.b.Release()
+	}
+	st.parts = nil
+}
+
 // begin starts the statement's staging on t.
-func (w *WriteSet) begin(t *Table) {
+func (w *WriteSet) begin(t *Table) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.get(t)
-	if p.stmt == nil {
-		p.stmt = &stmtState{}
+	p, err := w.get(t)
+	if err != nil {
+		return err
 	}
+	if p.stmt == nil {
+		p.stmt = &stmtState{parts: map[string]*part{}}
+	}
+	return nil
+}
+
+func (p *pending) statement() *stmtState {
+	if p.stmt == nil {
+		p.stmt = &stmtState{parts: map[string]*part{}}
+	}
+	return p.stmt
 }
 
 func (w *WriteSet) insert(ctx context.Context, t *Table, row sql.Row) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.get(t)
-	if p.stmt == nil {
-		p.stmt = &stmtState{}
-	}
-	if p.stmt.b == nil {
-		p.stmt.b = newRowBuilder(p.t.schema)
-	}
-	if err := p.stmt.b.Append(row); err != nil {
+	p, err := w.get(t)
+	if err != nil {
 		return err
 	}
-	if p.stmt.b.Len() >= flushRows {
-		rec := p.stmt.b.Record()
+	st := p.statement()
+	key, values := "", []*string(nil)
+	if p.parter != nil {
+		if key, values, err = p.parter.tuple(row); err != nil {
+			return err
+		}
+	}
+	pt, ok := st.parts[key]
+	if !ok {
+		pt = &part{values: values, b: newRowBuilder(p.t.schema)}
+		st.parts[key] = pt
+	}
+	if err := pt.b.Append(row); err != nil {
+		return err
+	}
+	if pt.b.Len() >= flushRows {
+		rec := pt.b.Record()
 		defer rec.Release()
-		f, err := writeFile(ctx, p.t, []arrow.Record{rec})
+		f, err := writeFile(ctx, p.t, []arrow.Record{rec}, pt.values)
 		if err != nil {
 			return err
 		}
-		p.stmt.files = append(p.stmt.files, f)
+		st.files = append(st.files, f)
 	}
 	return nil
 }
 
-func (w *WriteSet) delete(t *Table, row sql.Row) {
+func (w *WriteSet) delete(t *Table, row sql.Row) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.get(t)
-	if p.stmt == nil {
-		p.stmt = &stmtState{}
+	p, err := w.get(t)
+	if err != nil {
+		return err
 	}
-	p.stmt.deletes = append(p.stmt.deletes, row.Copy())
+	st := p.statement()
+	st.deletes = append(st.deletes, row.Copy())
+	return nil
 }
 
 // complete folds the statement's staging into the transaction.
-func (w *WriteSet) complete(t *Table) {
+func (w *WriteSet) complete(t *Table) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.get(t)
+	p, err := w.get(t)
+	if err != nil {
+		return err
+	}
 	st := p.stmt
 	p.stmt = nil
 	if st == nil {
-		return
+		return nil
 	}
-	if st.b != nil {
-		if st.b.Len() > 0 {
-			rec := st.b.Record()
-			p.records = append(p.records, rec)
+	for key, pt := range st.parts {
+		if pt.b.Len() > 0 {
+			rec := pt.b.Record()
+			pr, ok := p.records[key]
+			if !ok {
+				pr = &partRecords{values: pt.values}
+				p.records[key] = pr
+			}
+			pr.recs = append(pr.recs, rec)
 			p.rows += int(rec.NumRows())
 		}
-		st.b.Release()
+		pt.b.Release()
 	}
 	p.files = append(p.files, st.files...)
 	for _, f := range st.files {
 		p.rows += int(f.RecordCount)
 	}
 	p.deletes = append(p.deletes, st.deletes...)
+	return nil
 }
 
 // discard drops the statement's staging.
 func (w *WriteSet) discard(t *Table) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.get(t)
-	if p.stmt != nil && p.stmt.b != nil {
-		p.stmt.b.Release()
+	p, err := w.get(t)
+	if err != nil {
+		return
 	}
+	p.stmt.release()
 	p.stmt = nil
 	if p.rows == 0 && len(p.files) == 0 && len(p.deletes) == 0 && !p.truncate {
 		delete(w.tables, p.t.ds.Ident().String())
@@ -239,8 +304,14 @@ func (p *pending) commit(ctx context.Context, author string) error {
 	}
 	cat := p.t.db.p.cat
 	added := p.files
-	if len(p.records) > 0 {
-		f, err := writeFile(ctx, p.t, p.records)
+	keys := make([]string, 0, len(p.records))
+	for k := range p.records {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		pr := p.records[k]
+		f, err := writeFile(ctx, p.t, pr.recs, pr.values)
 		if err != nil {
 			return err
 		}
@@ -249,6 +320,10 @@ func (p *pending) commit(ctx context.Context, author string) error {
 	cm := catalogstore.Commit{
 		Operation: catalogstore.OpAppend, Author: author, Added: added,
 		ExpectedUUID: p.t.ds.UUID, BaseSnapshotID: p.t.snapshot,
+		// Files were split under the spec current at the read snapshot: a
+		// spec change since refuses the commit (re-prepare), never a silent
+		// recompute.
+		CheckSpec: true, ExpectedSpecID: p.t.ds.Spec.ID,
 	}
 	switch {
 	case p.truncate && len(added) > 0:
@@ -321,12 +396,13 @@ func (p *pending) applyDeletes(ctx context.Context) (removed []string, rewritten
 			}
 		}
 		rec := b.Record()
-		nf, err := writeFile(ctx, p.t, []arrow.Record{rec})
+		nf, err := writeFile(ctx, p.t, []arrow.Record{rec}, f.PartitionValues)
 		rec.Release()
 		b.Release()
 		if err != nil {
 			return nil, nil, err
 		}
+		nf.SpecID = f.SpecID // a rewrite keeps the file's partition
 		rewritten = append(rewritten, nf)
 	}
 	return removed, rewritten, nil
@@ -355,12 +431,13 @@ func rowKey(r sql.Row) string {
 // writeFile writes records as one data file under the dataset's location
 // (step 1 of the commit protocol: the file is not referenced until the
 // commit lands).
-func writeFile(ctx context.Context, t *Table, recs []arrow.Record) (manifest.DataFile, error) {
+func writeFile(ctx context.Context, t *Table, recs []arrow.Record, partValues []*string) (manifest.DataFile, error) {
 	key := fmt.Sprintf("%s/data/%s.parquet", t.ds.Location, uuid.NewString())
 	f, err := datafile.Write(ctx, t.db.p.cat.Blob(), key, t.schema, recs, datafile.WriteOptions{})
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("write data file for %s: %w", t.ds.Ident().Short(), err)
 	}
+	f.SpecID, f.PartitionValues = t.ds.Spec.ID, partValues
 	return f, nil
 }
 
@@ -381,14 +458,17 @@ func newInserter(ctx *sql.Context, t *Table) sql.RowInserter {
 	return &inserter{t: t, w: sess.Writes()}
 }
 
-func (i *inserter) StatementBegin(*sql.Context) { i.w.begin(i.t) }
+func (i *inserter) StatementBegin(ctx *sql.Context) {
+	if err := i.w.begin(i.t); err != nil {
+		ctx.GetLogger().Warnf("lakesql: begin statement on %s: %v", i.t, err)
+	}
+}
 func (i *inserter) DiscardChanges(*sql.Context, error) error {
 	i.w.discard(i.t)
 	return nil
 }
 func (i *inserter) StatementComplete(*sql.Context) error {
-	i.w.complete(i.t)
-	return nil
+	return sqlerr.Wrap(i.w.complete(i.t))
 }
 func (i *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	return sqlerr.Wrap(i.w.insert(ctx, i.t, row))
@@ -408,8 +488,7 @@ func newDeleter(ctx *sql.Context, t *Table) sql.RowDeleter {
 }
 
 func (d *deleter) Delete(_ *sql.Context, row sql.Row) error {
-	d.w.delete(d.t, row)
-	return nil
+	return sqlerr.Wrap(d.w.delete(d.t, row))
 }
 
 type updater struct{ inserter }
@@ -423,7 +502,9 @@ func newUpdater(ctx *sql.Context, t *Table) sql.RowUpdater {
 }
 
 func (u *updater) Update(ctx *sql.Context, old, new sql.Row) error {
-	u.w.delete(u.t, old)
+	if err := u.w.delete(u.t, old); err != nil {
+		return sqlerr.Wrap(err)
+	}
 	return sqlerr.Wrap(u.w.insert(ctx, u.t, new))
 }
 

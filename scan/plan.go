@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
@@ -255,15 +256,16 @@ func number(v any) (float64, bool) {
 }
 
 // Prune returns the files that might hold rows matching every predicate,
-// in their original order. Files whose stats are not provided are always
-// kept.
-func Prune(files []manifest.DataFile, s *schema.Schema, preds []Predicate) []manifest.DataFile {
+// in their original order: by partition values (under each file's spec,
+// one of specs) and by column bounds. Files whose stats are not provided
+// are pruned by partition values only.
+func Prune(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
 	if len(preds) == 0 {
 		return files
 	}
 	out := files[:0:0]
 	for i := range files {
-		if mightMatch(&files[i], preds) {
+		if partitionMightMatch(&files[i], specs, preds) && mightMatch(&files[i], preds) {
 			out = append(out, files[i])
 		}
 	}
