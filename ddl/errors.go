@@ -3,6 +3,9 @@ package ddl
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/sqlerr"
 )
 
 // SyntaxError is a malformed lakehouse statement. GMS reports every parser
@@ -17,6 +20,9 @@ type SyntaxError struct {
 	Message string
 }
 
+// Unwrap makes a SyntaxError match sqlerr.ErrSyntax (ER_PARSE_ERROR).
+func (e *SyntaxError) Unwrap() error { return sqlerr.ErrSyntax }
+
 func (e *SyntaxError) Error() string {
 	if e.Near == "" {
 		return fmt.Sprintf("syntax error at position %d at the end of the statement: %s", e.Position, e.Message)
@@ -30,7 +36,7 @@ var (
 	// ErrMySQLPartitioning: a CREATE or ALTER TABLE with MySQL's
 	// PARTITION BY (or ADD/DROP/... PARTITION), which GMS would parse and
 	// silently drop. lakesql tables use PARTITIONED BY.
-	ErrMySQLPartitioning = errors.New("MySQL partitioning is not supported")
+	ErrMySQLPartitioning = fmt.Errorf("%w: MySQL partitioning", catalogstore.ErrNotSupported)
 )
 
 // These errors can occur when executing a lakehouse statement. Errors of the

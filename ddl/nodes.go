@@ -5,6 +5,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/lakesql/lakesql/sqlerr"
 )
 
 // executable is a Statement that can run: every Statement type implements
@@ -92,5 +94,6 @@ func (n *Node) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return n.stmt.exec(ctx, s)
+	it, err := n.stmt.exec(ctx, s)
+	return it, sqlerr.Wrap(err)
 }

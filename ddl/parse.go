@@ -7,6 +7,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/lakesql/lakesql/sqlerr"
 )
 
 // Parser is GMS's sql.Parser with lakesql's statements in front: a
@@ -34,7 +36,8 @@ func NewParser(inner sql.Parser) *Parser {
 }
 
 // ParseSimple implements sql.Parser: one statement, default options.
-func (p *Parser) ParseSimple(query string) (ast.Statement, error) {
+func (p *Parser) ParseSimple(query string) (_ ast.Statement, err error) {
+	defer func() { err = sqlerr.Wrap(err) }()
 	stmt, _, ok, err := recognizeOne(query, ast.ParserOptions{})
 	if ok {
 		if err != nil {
@@ -62,7 +65,8 @@ func (p *Parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statemen
 // statement and returns the text after its ';' as the remainder, for
 // lakehouse statements exactly as for MySQL ones. Without multi, a query
 // holding more than one statement is a syntax error.
-func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (_ ast.Statement, _ string, _ string, rerr error) {
+	defer func() { rerr = sqlerr.Wrap(rerr) }()
 	s := sql.RemoveSpaceAndDelimiter(query, delimiter)
 	var (
 		stmt Statement
@@ -98,7 +102,8 @@ func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter r
 
 // ParseOneWithOptions implements sql.Parser: it parses the first statement
 // and returns the offset where the next one starts (len(query) if none).
-func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (_ ast.Statement, _ int, rerr error) {
+	defer func() { rerr = sqlerr.Wrap(rerr) }()
 	stmt, end, ok, err := recognize(query, options)
 	if !ok {
 		st, ri, err := p.inner.ParseOneWithOptions(ctx, query, options)

@@ -2,6 +2,7 @@ package sqlerr
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -52,12 +53,20 @@ var kindPatterns = func() []*regexp.Regexp {
 	return out
 }()
 
+var nestedCode = regexp.MustCompile(`(?s)^(.*) \(errno (\d+)\) \(sqlstate (\w+)\)$`)
+
 // Remap refines a SQLError that GMS produced as the generic 1105 when its
 // message is one of lakesql's or a known GMS kind's. The wire server's
 // handler calls it, since GMS casts errors before any hook sees them.
 func Remap(se *mysql.SQLError) *mysql.SQLError {
 	if se == nil || se.Num != mysql.ERUnknownError {
 		return se
+	}
+	// A SQLError that GMS wrapped in one of its kinds (parser errors are)
+	// keeps its code at the end of the message.
+	if m := nestedCode.FindStringSubmatch(se.Message); m != nil {
+		num, _ := strconv.Atoi(m[2])
+		return mysql.NewSQLError(num, m[3], "%s", m[1])
 	}
 	for i, re := range kindPatterns {
 		if re.MatchString(se.Message) {
