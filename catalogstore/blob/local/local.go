@@ -24,7 +24,7 @@ const staleTemp = 24 * time.Hour
 
 // maxPublishAttempts bounds Put's retries when a concurrent Delete prunes the
 // folder Put has just created.
-const maxPublishAttempts = 10
+const maxPublishAttempts = 50
 
 // Store is a blob.Store over a folder. All methods are safe for concurrent
 // use, also by several processes sharing the folder.
@@ -106,7 +106,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opts blob.PutO
 	}
 	if err := publish(tmp, dst, opts.IfNotExists); err != nil {
 		_ = os.Remove(tmp)
-		if errors.Is(err, fs.ErrExist) && opts.IfNotExists {
+		if err == errTargetExists {
 			if fi, serr := os.Stat(dst); serr == nil && fi.IsDir() {
 				return fmt.Errorf("put %s: a folder of that name exists", key)
 			}
@@ -116,6 +116,10 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opts blob.PutO
 	}
 	return nil
 }
+
+// errTargetExists is publish's answer when a create-only link finds the
+// target taken.
+var errTargetExists = errors.New("target exists")
 
 // writeTemp copies r into a new fsynced file under s.tmp and returns its
 // name.
@@ -157,27 +161,38 @@ func createTemp(dir string) (*os.File, error) {
 }
 
 // publish moves the finished temporary file tmp to dst, creating dst's
-// folder. With create it links instead of renaming, failing with an
-// fs.ErrExist error if dst exists, and removes tmp on success.
+// folder. With create it links instead of renaming, returning
+// errTargetExists if dst exists, and removes tmp on success.
+//
+// A concurrent Delete may prune dst's folder at any moment, so a missing
+// folder (ENOENT from the move, or from MkdirAll) and MkdirAll's EEXIST
+// (its Mkdir lost a race, and the winner's folder was pruned before it
+// looked) are retried; only the link's EEXIST means dst exists.
 func publish(tmp, dst string, create bool) error {
 	dir := filepath.Dir(dst)
 	for attempt := 1; ; attempt++ {
-		err := os.MkdirAll(dir, 0o755)
-		if err == nil {
-			if create {
-				if err = os.Link(tmp, dst); err == nil {
-					_ = os.Remove(tmp)
-				}
-			} else {
-				err = os.Rename(tmp, dst)
+		last := attempt == maxPublishAttempts
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			if !last && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) {
+				continue
 			}
+			return err
+		}
+		var err error
+		if create {
+			if err = os.Link(tmp, dst); err == nil {
+				_ = os.Remove(tmp)
+			} else if errors.Is(err, fs.ErrExist) {
+				return errTargetExists
+			}
+		} else {
+			err = os.Rename(tmp, dst)
 		}
 		if err == nil {
 			syncDir(dir)
 			return nil
 		}
-		// A concurrent Delete may prune dir between MkdirAll and the move.
-		if !errors.Is(err, fs.ErrNotExist) || attempt == maxPublishAttempts {
+		if last || !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -293,5 +294,35 @@ func helperPut(root, id string) {
 		fmt.Println("RESULT exists")
 	default:
 		fmt.Println("RESULT error", err)
+	}
+}
+
+// TestPut_RacesFolderPruning makes Puts create, and Deletes prune, the same
+// deep folders at once: a create-only Put of an absent key must never
+// report ErrExists, nor any other error.
+func TestPut_RacesFolderPruning(t *testing.T) {
+	s := open(t, t.TempDir())
+	const workers, iters = 16, 200
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			key := fmt.Sprintf("d1/d2/d3/%d", w)
+			for range iters {
+				if err := s.Put(t.Context(), key, strings.NewReader("x"), blob.PutOptions{IfNotExists: true}); err != nil {
+					errs <- fmt.Errorf("worker %d: %w", w, err)
+					return
+				}
+				if err := s.Delete(t.Context(), key); err != nil {
+					errs <- fmt.Errorf("worker %d: %w", w, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
