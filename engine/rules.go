@@ -13,11 +13,13 @@ import (
 // Rule ids of lakesql's analyzer rules, above GMS's own.
 const (
 	rulePushFilters analyzer.RuleId = 10000 + iota
+	ruleFoldLiterals
 )
 
 // newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
 func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
 	return analyzer.NewBuilder(p).
+		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		Build()
 }
