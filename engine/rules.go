@@ -14,6 +14,7 @@ import (
 const (
 	rulePushFilters analyzer.RuleId = 10000 + iota
 	ruleFoldLiterals
+	ruleAnswerFromManifest
 )
 
 // newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
@@ -21,6 +22,7 @@ func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
 	return analyzer.NewBuilder(p).
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
+		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
 		Build()
 }
 

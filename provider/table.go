@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
@@ -337,4 +338,14 @@ func (t *Table) setIndexProp(ctx *sql.Context, name, cols string) error {
 		return nil
 	})
 	return sqlerr.Wrap(err)
+}
+
+// Files returns the live data files of the snapshot the table reads
+// (through the manifest cache; no Parquet I/O).
+func (t *Table) Files(ctx *sql.Context) ([]manifest.DataFile, error) {
+	if t.snapshot == 0 {
+		return nil, nil
+	}
+	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	return files, sqlerr.Wrap(err)
 }

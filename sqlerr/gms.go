@@ -53,6 +53,10 @@ var kindPatterns = func() []*regexp.Regexp {
 	return out
 }()
 
+// vitessSyntax matches the parser's syntax errors, which GMS passes on as
+// 1105.
+var vitessSyntax = regexp.MustCompile(`^syntax error at position \d+`)
+
 var nestedCode = regexp.MustCompile(`(?s)^(.*) \(errno (\d+)\) \(sqlstate (\w+)\)$`)
 
 // Remap refines a SQLError that GMS produced as the generic 1105 when its
@@ -67,6 +71,9 @@ func Remap(se *mysql.SQLError) *mysql.SQLError {
 	if m := nestedCode.FindStringSubmatch(se.Message); m != nil {
 		num, _ := strconv.Atoi(m[2])
 		return mysql.NewSQLError(num, m[3], "%s", m[1])
+	}
+	if vitessSyntax.MatchString(se.Message) {
+		return mysql.NewSQLError(mysql.ERParseError, "42000", "%s", se.Message)
 	}
 	for i, re := range kindPatterns {
 		if re.MatchString(se.Message) {
