@@ -93,7 +93,9 @@ func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter r
 	}
 	parsed, remainder := s, ""
 	if multi && end < len(s) {
-		parsed = sql.RemoveSpaceAndDelimiter(s[:end], delimiter)
+		// The statement without its ';' (and, as GMS does, without
+		// trailing delimiters).
+		parsed = sql.RemoveSpaceAndDelimiter(sql.RemoveSpaceAndDelimiter(s[:end], ';'), delimiter)
 		remainder = s[end:]
 	}
 	st, err := inject(stmt)
@@ -217,6 +219,9 @@ func leadsWith(s *scanner, kw []string) bool {
 // the MySQL parser returned: GMS accepts it and then ignores it. text is
 // the statement's SQL.
 func refuseMySQLPartitioning(stmt ast.Statement, text string, options ast.ParserOptions) error {
+	if err := refuseAsOfRange(stmt); err != nil { // time travel ranges: see asof.go
+		return err
+	}
 	switch st := stmt.(type) {
 	case *ast.DDL:
 		if st.TableSpec != nil && st.TableSpec.PartitionOpt != nil {
@@ -251,7 +256,7 @@ func hasTopLevelPartitionBy(text string, options ast.ParserOptions) bool {
 	}
 	depth, prev := 0, 0
 	for {
-		typ, _ := tkn.Scan()
+		typ, _ := safeScan(tkn)
 		switch typ {
 		case 0, ast.LEX_ERROR:
 			return false

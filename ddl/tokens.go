@@ -89,7 +89,7 @@ func newScanner(src string, opts ast.ParserOptions) *scanner {
 // fill lexes until toks holds index i or the statement has ended.
 func (s *scanner) fill(i int) {
 	for !s.done && len(s.toks) <= i {
-		typ, val := s.tkn.Scan()
+		typ, val := safeScan(s.tkn)
 		if typ == ast.COMMENT {
 			continue
 		}
@@ -193,4 +193,16 @@ func (s *scanner) rest() int {
 		return min(last.end, len(s.src))
 	}
 	return len(s.src)
+}
+
+// safeScan is tkn.Scan, with a panic of the tokenizer (it has some on
+// malformed input, such as "/*!*/"; vitess's parser recovers them too) made
+// a lexical error.
+func safeScan(tkn *ast.Tokenizer) (typ int, val []byte) {
+	defer func() {
+		if recover() != nil {
+			typ, val = ast.LEX_ERROR, nil
+		}
+	}()
+	return tkn.Scan()
 }

@@ -48,6 +48,10 @@ type Config struct {
 	CreateDefaultWorkspace bool
 	// ReadOnly refuses every write.
 	ReadOnly bool
+	// Auth requires MySQL users (CREATE USER, persisted in the metastore);
+	// without it root connects without a password, and the server should
+	// listen on loopback only.
+	Auth bool
 	// Logger receives logs; nil uses slog.Default().
 	Logger *slog.Logger
 	// NoAudit turns off the catalog's audit lines.
@@ -106,7 +110,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.prov = provider.New(e.cat)
 	registerProcedures(e)
 	a := newAnalyzer(e.prov)
-	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly, IncludeRootAccount: true})
+	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
+	if err := setupUsers(ctx, e.gms, ms, cfg.Auth); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.parser = ddl.NewParser(sql.NewMysqlParser())
 	e.gms.Parser = e.parser
 	// GMS's planner and analyzer reach the parser through this global too

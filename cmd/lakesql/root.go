@@ -24,6 +24,8 @@ type globalFlags struct {
 	storage   string
 	user      string
 	logLevel  string
+	auth      bool
+	readOnly  bool
 }
 
 func (g *globalFlags) register(cmd *cobra.Command) {
@@ -48,6 +50,7 @@ func (g *globalFlags) open(ctx context.Context, stderr io.Writer) (*engine.Engin
 	cfg := engine.Config{
 		Warehouse: g.warehouse, Workspace: g.workspace, Metastore: g.metastore, Storage: g.storage,
 		CreateDefaultWorkspace: g.workspace == "", Logger: logger, NoAudit: lvl > slog.LevelInfo,
+		Auth: g.auth, ReadOnly: g.readOnly,
 	}
 	e, err := engine.Open(ctx, cfg)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 func newServeCmd(g *globalFlags, stderr io.Writer) *cobra.Command {
 	var addr, certFile, keyFile string
-	var requireTLS bool
+	var requireTLS, auth, readOnly bool
 	var maxConns uint64
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -28,6 +28,7 @@ server-side prepared statements cannot carry them (a vitess limit).`,
 			if g.logLevel == "warn" {
 				g.logLevel = "info"
 			}
+			g.auth, g.readOnly = auth, readOnly
 			e, err := g.open(cmd.Context(), stderr)
 			if err != nil {
 				return err
@@ -65,6 +66,8 @@ server-side prepared statements cannot carry them (a vitess limit).`,
 	f.StringVar(&certFile, "tls-cert", "", "TLS certificate file (PEM)")
 	f.StringVar(&keyFile, "tls-key", "", "TLS key file (PEM)")
 	f.BoolVar(&requireTLS, "require-tls", false, "refuse connections without TLS")
+	f.BoolVar(&auth, "auth", false, "require MySQL users (bootstrap root with $LAKESQL_ROOT_PASSWORD); without it root has no password")
+	f.BoolVar(&readOnly, "read-only", false, "refuse every write")
 	f.Uint64Var(&maxConns, "max-connections", 0, "maximum concurrent connections (0: unlimited)")
 	return cmd
 }

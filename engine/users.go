@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
+
+	"github.com/lakesql/lakesql/catalogstore/meta"
+)
+
+// usersDoc holds GMS's user database (the mysql schema: users, grants),
+// serialised by GMS, in the metastore. "$system" cannot be a workspace
+// name, so the document never collides with a workspace.
+const usersDoc = "$system/mysql-users"
+
+// RootPasswordEnv bootstraps the root account of a server started with
+// Auth when the metastore holds no users yet.
+const RootPasswordEnv = "LAKESQL_ROOT_PASSWORD"
+
+// metaPersister persists GMS's user database into the metastore, so every
+// replica sharing the metastore sees CREATE USER and GRANT.
+type metaPersister struct{ m meta.Store }
+
+func (p metaPersister) Persist(ctx *sql.Context, data []byte) error {
+	return p.m.Set(ctx, usersDoc, map[string]any{"data": base64.StdEncoding.EncodeToString(data)})
+}
+
+// setupUsers loads persisted users and decides who may connect: without
+// Auth, root without a password (the embedded default, which serves on
+// loopback only); with Auth, the persisted users, bootstrapped with root
+// and $LAKESQL_ROOT_PASSWORD the first time.
+func setupUsers(ctx context.Context, gms *sqle.Engine, m meta.Store, auth bool) error {
+	db := gms.Analyzer.Catalog.MySQLDb
+	sctx := sql.NewContext(ctx)
+	doc, err := m.Get(ctx, usersDoc)
+	switch {
+	case errors.Is(err, meta.ErrNotFound):
+	case err != nil:
+		return fmt.Errorf("load users: %w", err)
+	default:
+		s, _ := doc.Data["data"].(string)
+		buf, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return fmt.Errorf("load users: %w", err)
+		}
+		if err := db.LoadData(sctx, buf); err != nil {
+			return fmt.Errorf("load users: %w", err)
+		}
+	}
+	db.SetPersister(metaPersister{m: m})
+	if !auth {
+		db.AddRootAccount()
+		return nil
+	}
+	db.SetEnabled(true)
+	rd := db.Reader()
+	hasUsers := false
+	rd.VisitUsers(func(*mysql_db.User) { hasUsers = true })
+	rd.Close() // before the editor, which takes the write lock
+	if hasUsers {
+		return nil
+	}
+	pw := os.Getenv(RootPasswordEnv)
+	if pw == "" {
+		return fmt.Errorf("auth is on and the metastore has no users: set %s to create root", RootPasswordEnv)
+	}
+	ed := db.Editor()
+	defer ed.Close()
+	db.AddSuperUser(ed, "root", "%", pw)
+	return db.Persist(sctx, ed)
+}
