@@ -8,7 +8,7 @@
 //
 // Backends: blob/local (a folder; the embedded default) and blob/gcs
 // (Google Cloud Storage). Both pass the contract suite in blob/blobtest.
-// Open picks one from a URI.
+// The engine picks one from the configured URI (file:// or a path, gs://).
 package blob
 
 import (
