@@ -37,6 +37,7 @@ var (
 	_ sql.CommentedTable      = (*Table)(nil)
 	_ sql.StatisticsTable     = (*Table)(nil)
 	_ sql.DeletableTable      = (*Table)(nil)
+	_ sql.IndexAddressable    = (*Table)(nil)
 )
 
 func newTable(db *Database, ds *catalogstore.Dataset) *Table {
@@ -349,3 +350,14 @@ func (t *Table) Files(ctx *sql.Context) ([]manifest.DataFile, error) {
 	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
 	return files, sqlerr.Wrap(err)
 }
+
+// GetIndexes implements sql.IndexAddressable with no indexes: recorded
+// index definitions are metadata only, and exposing sql.Indexes would make
+// the planner trust lookups that file pruning cannot make exact.
+func (t *Table) GetIndexes(*sql.Context) ([]sql.Index, error) { return nil, nil }
+
+// IndexedAccess implements sql.IndexAddressable: never.
+func (t *Table) IndexedAccess(*sql.Context, sql.IndexLookup) sql.IndexedTable { return nil }
+
+// PreciseMatch implements sql.IndexAddressable.
+func (t *Table) PreciseMatch() bool { return false }
