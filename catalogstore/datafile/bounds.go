@@ -14,10 +14,14 @@ import (
 // IEEE-754, date as 4-byte LE days, time and timestamp as 8-byte LE µs,
 // strings as UTF-8, binary as is, decimals as the minimal two's-complement
 // big-endian unscaled value, booleans as one byte. int8/int16/uint8/uint16
-// use the int form; uint32 the long form; uint64 8 LE bytes of its bits.
+// use the int form of the widened value; uint32 the long form; uint64 the 8
+// LE bytes of its bits (Iceberg has no unsigned type: such bounds order and
+// decode as uint64). v must be of the Go representation (package doc) and
+// within the type's range (an int8 bound of 300, or a decimal with more than
+// P digits, is ErrBadBound).
 func EncodeBound(t schema.Type, v any) ([]byte, error) {
 	bad := func() ([]byte, error) {
-		return nil, fmt.Errorf("datafile: bound %v (%T) for a %s column", v, v, t)
+		return nil, fmt.Errorf("%w: %v (%T) for a %s column", ErrBadBound, v, v, t)
 	}
 	switch t.Kind {
 	case schema.Bool:
@@ -31,13 +35,13 @@ func EncodeBound(t schema.Type, v any) ([]byte, error) {
 		return []byte{0}, nil
 	case schema.Int8, schema.Int16, schema.Int32, schema.Uint8, schema.Uint16:
 		i, ok := v.(int64)
-		if !ok || i < math.MinInt32 || i > math.MaxInt32 {
+		if lo, hi := intRange(t.Kind); !ok || i < lo || i > hi {
 			return bad()
 		}
 		return binary.LittleEndian.AppendUint32(nil, uint32(int32(i))), nil
 	case schema.Int64, schema.Uint32, schema.Time, schema.Timestamp:
 		i, ok := v.(int64)
-		if !ok {
+		if lo, hi := intRange(t.Kind); !ok || i < lo || i > hi {
 			return bad()
 		}
 		return binary.LittleEndian.AppendUint64(nil, uint64(i)), nil
@@ -49,8 +53,8 @@ func EncodeBound(t schema.Type, v any) ([]byte, error) {
 		return binary.LittleEndian.AppendUint64(nil, u), nil
 	case schema.Float32:
 		f, ok := v.(float64)
-		if !ok {
-			return bad()
+		if !ok || (float64(float32(f)) != f && !math.IsNaN(f)) {
+			return bad() // rounding could move a bound past the values
 		}
 		return binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(f))), nil
 	case schema.Float64:
@@ -61,7 +65,8 @@ func EncodeBound(t schema.Type, v any) ([]byte, error) {
 		return binary.LittleEndian.AppendUint64(nil, math.Float64bits(f)), nil
 	case schema.Decimal:
 		n, ok := v.(*big.Int)
-		if !ok {
+		if !ok || n == nil || t.Precision < 1 || t.Precision > 38 ||
+			new(big.Int).Abs(n).Cmp(pow10[t.Precision]) >= 0 {
 			return bad()
 		}
 		return minimalTwosComplement(n), nil
@@ -87,12 +92,15 @@ func EncodeBound(t schema.Type, v any) ([]byte, error) {
 	return bad()
 }
 
-// DecodeBound is the inverse of EncodeBound. A bound of the wrong length
-// is an error, never a guess.
+// DecodeBound is the inverse of EncodeBound. Bounds are not rewritten when a
+// column is widened, so, as Appendix D says, a shorter bound is read as the
+// narrower type it was written as: 4 bytes for an int64, uint32 or uint64
+// column (an int, uint8 or uint16 then), 4 bytes for a float64 (a float).
+// Any other length is ErrBadBound, never a guess.
 func DecodeBound(t schema.Type, b []byte) (any, error) {
 	need := func(n int) error {
 		if len(b) != n {
-			return fmt.Errorf("datafile: %d-byte bound for a %s column, want %d", len(b), t, n)
+			return fmt.Errorf("%w: %d-byte bound for a %s column, want %d", ErrBadBound, len(b), t, n)
 		}
 		return nil
 	}
@@ -108,8 +116,9 @@ func DecodeBound(t schema.Type, b []byte) (any, error) {
 		}
 		return int64(int32(binary.LittleEndian.Uint32(b))), nil
 	case schema.Int64, schema.Uint32, schema.Time, schema.Timestamp:
-		if len(b) == 4 && (t.Kind == schema.Int64) {
-			// Written while the column was an int: promotion keeps bounds.
+		if len(b) == 4 && (t.Kind == schema.Int64 || t.Kind == schema.Uint32) {
+			// Written while the column was an int (or uint8/uint16):
+			// promotion keeps bounds.
 			return int64(int32(binary.LittleEndian.Uint32(b))), nil
 		}
 		if err := need(8); err != nil {
@@ -117,6 +126,9 @@ func DecodeBound(t schema.Type, b []byte) (any, error) {
 		}
 		return int64(binary.LittleEndian.Uint64(b)), nil
 	case schema.Uint64:
+		if len(b) == 4 { // written as uint8/uint16
+			return uint64(binary.LittleEndian.Uint32(b)), nil
+		}
 		if err := need(8); err != nil {
 			return nil, err
 		}
@@ -136,7 +148,7 @@ func DecodeBound(t schema.Type, b []byte) (any, error) {
 		return math.Float64frombits(binary.LittleEndian.Uint64(b)), nil
 	case schema.Decimal:
 		if len(b) == 0 || len(b) > 16 {
-			return nil, fmt.Errorf("datafile: %d-byte decimal bound", len(b))
+			return nil, fmt.Errorf("%w: %d-byte decimal bound", ErrBadBound, len(b))
 		}
 		return fromTwosComplement(b), nil
 	case schema.String, schema.JSON:
@@ -149,8 +161,35 @@ func DecodeBound(t schema.Type, b []byte) (any, error) {
 		}
 		return int32(binary.LittleEndian.Uint32(b)), nil
 	}
-	return nil, fmt.Errorf("datafile: no bound encoding for %s", t)
+	return nil, fmt.Errorf("%w: no bound encoding for %s", ErrBadBound, t)
 }
+
+// intRange is the range of values of an integer-like column type.
+func intRange(k schema.Kind) (lo, hi int64) {
+	switch k {
+	case schema.Int8:
+		return math.MinInt8, math.MaxInt8
+	case schema.Int16:
+		return math.MinInt16, math.MaxInt16
+	case schema.Int32:
+		return math.MinInt32, math.MaxInt32
+	case schema.Uint8:
+		return 0, math.MaxUint8
+	case schema.Uint16:
+		return 0, math.MaxUint16
+	case schema.Uint32:
+		return 0, math.MaxUint32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+var pow10 = func() (p [39]*big.Int) {
+	p[0] = big.NewInt(1)
+	for i := 1; i < len(p); i++ {
+		p[i] = new(big.Int).Mul(p[i-1], big.NewInt(10))
+	}
+	return p
+}()
 
 // minimalTwosComplement is n in the fewest big-endian two's-complement
 // bytes.

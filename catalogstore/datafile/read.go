@@ -1,7 +1,9 @@
 package datafile
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +11,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
@@ -19,33 +23,45 @@ import (
 )
 
 // Reader reads one data file as Arrow records projected by field id, in
-// the schema's current names and types. Not safe for concurrent use.
+// the schema's current names and types, row group by row group (a record
+// never spans two row groups). Not safe for concurrent use.
 type Reader struct {
+	ctx    context.Context
+	path   string
 	pf     *file.Reader
-	rr     pqarrow.RecordReader // nil when no requested column is in the file
+	fr     *pqarrow.FileReader // nil when no requested column is in the file
+	leaves []int               // Parquet leaf index per stored output column
 	out    *arrow.Schema
 	cols   []schema.Column
-	src    []int // per output column: index in rr's records, or -1 (all NULL)
-	rgRows []int64
+	src    []int // per output column: index in the stored records, or -1 (all NULL)
+	rgs    []int // row groups to read, in order
 	rgNext int
+	rr     pqarrow.RecordReader // the current row group's reader
+	batch  int64
 	mem    memory.Allocator
 }
 
 // ReadOptions tune Open.
 type ReadOptions struct {
 	// RowGroups selects row groups to read (nil: all), for scans that
-	// pruned row groups by their statistics.
+	// pruned row groups by their statistics (see RowGroupStats).
 	RowGroups []int
 	// BatchRows bounds a record (default 64Ki).
 	BatchRows int64
 }
 
-// Open opens f for reading the columns fieldIDs of s.
+// Open opens f for reading the columns fieldIDs of s, reading only the
+// footer until Next. A field id the file lacks (a column added later)
+// reads as NULLs of the column's type; a column stored as a narrower type
+// (int32 for a now int64 column) is widened. Columns are found by
+// PARQUET:field_id; in files without field ids (registered by add_files)
+// by f.ColumnNames, else by the column's current name. A field id that is
+// not in s is an error.
 func Open(ctx context.Context, store blob.Store, f manifest.DataFile, s *schema.Schema, fieldIDs []int) (*Reader, error) {
 	return OpenWith(ctx, store, f, s, fieldIDs, ReadOptions{})
 }
 
-// OpenWith is Open with options.
+// OpenWith is Open with options. ctx bounds every read of the Reader.
 func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *schema.Schema, fieldIDs []int, opts ReadOptions) (*Reader, error) {
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 64 * 1024
@@ -54,113 +70,132 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{pf: pf, mem: memory.DefaultAllocator}
-	byID, byName := leafIndex(pf)
-	var leaves []int
+	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: memory.DefaultAllocator}
+	lm := leafMap(pf.MetaData())
+	names := fileNames(f)
 	fields := make([]arrow.Field, len(fieldIDs))
 	for i, id := range fieldIDs {
 		c, ok := s.ByID(id)
 		if !ok {
 			pf.Close()
-			return nil, fmt.Errorf("datafile: field id %d is not in schema %d", id, s.ID)
+			return nil, fmt.Errorf("read %s: field id %d is not in schema %d", f.Path, id, s.ID)
 		}
 		r.cols = append(r.cols, c)
 		fields[i] = ArrowField(c)
-		leaf, ok := byID[id]
-		if !ok && len(byID) == 0 {
-			leaf, ok = byName[strings.ToLower(c.Name)] // files without field ids
-		}
-		if ok {
-			r.src = append(r.src, len(leaves))
-			leaves = append(leaves, leaf)
+		if leaf, ok := lm.find(c, names); ok {
+			r.src = append(r.src, len(r.leaves))
+			r.leaves = append(r.leaves, leaf)
 		} else {
 			r.src = append(r.src, -1)
 		}
 	}
 	r.out = arrow.NewSchema(fields, nil)
-	rgs := opts.RowGroups
-	if rgs == nil {
-		for i := 0; i < pf.NumRowGroups(); i++ {
-			rgs = append(rgs, i)
-		}
+	if err := r.SelectRowGroups(opts.RowGroups); err != nil {
+		pf.Close()
+		return nil, err
 	}
-	for _, rg := range rgs {
-		r.rgRows = append(r.rgRows, pf.MetaData().RowGroup(rg).NumRows())
-	}
-	if len(leaves) > 0 && len(rgs) > 0 {
+	if len(r.leaves) > 0 {
 		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: opts.BatchRows}, r.mem)
 		if err != nil {
 			pf.Close()
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
-		rr, err := fr.GetRecordReader(ctx, leaves, rgs)
-		if err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("read %s: %w", f.Path, err)
-		}
-		r.rr = rr
+		r.fr = fr
 	}
 	return r, nil
 }
 
-func openParquet(ctx context.Context, store blob.Store, key string, size int64) (*file.Reader, error) {
-	if size <= 0 {
-		info, err := store.Stat(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		size = info.Size
+// fileNames maps field ids to the file's own column names, for files
+// registered by name (manifest.DataFile.ColumnNames).
+func fileNames(f manifest.DataFile) map[int]string {
+	if len(f.ColumnNames) == 0 || len(f.ColumnNames) != len(f.FieldIDs) {
+		return nil
 	}
-	pf, err := file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size))
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", key, err)
+	m := make(map[int]string, len(f.FieldIDs))
+	for i, id := range f.FieldIDs {
+		m[id] = f.ColumnNames[i]
 	}
-	return pf, nil
+	return m
 }
 
-// leafIndex maps the file's field ids and lower-cased names to leaf
-// column indexes.
-func leafIndex(pf *file.Reader) (map[int]int, map[string]int) {
-	sc := pf.MetaData().Schema
-	byID := map[int]int{}
-	byName := map[string]int{}
-	for i := 0; i < sc.NumColumns(); i++ {
-		col := sc.Column(i)
-		if id := col.SchemaNode().FieldID(); id > 0 {
-			byID[int(id)] = i
-		}
-		byName[strings.ToLower(col.Name())] = i
+// NumRowGroups is the number of row groups in the file.
+func (r *Reader) NumRowGroups() int { return r.pf.NumRowGroups() }
+
+// SelectRowGroups restricts reading to the given row groups, in the given
+// order (nil: all). Call it before the first Next, typically after
+// RowGroupStats.
+func (r *Reader) SelectRowGroups(rgs []int) error {
+	if r.rgNext > 0 || r.rr != nil {
+		return fmt.Errorf("read %s: SelectRowGroups after Next", r.path)
 	}
-	return byID, byName
+	if rgs == nil {
+		rgs = make([]int, r.pf.NumRowGroups())
+		for i := range rgs {
+			rgs[i] = i
+		}
+	}
+	for _, rg := range rgs {
+		if rg < 0 || rg >= r.pf.NumRowGroups() {
+			return fmt.Errorf("read %s: row group %d of %d", r.path, rg, r.pf.NumRowGroups())
+		}
+	}
+	r.rgs = append([]int(nil), rgs...)
+	return nil
 }
 
 // Schema is the Arrow schema of the records Next returns.
 func (r *Reader) Schema() *arrow.Schema { return r.out }
 
-// Next returns the next record, or io.EOF. The caller releases it.
-func (r *Reader) Next() (arrow.Record, error) {
-	if r.rr == nil {
-		// No stored column requested: rows of NULLs (or of nothing, for
-		// COUNT(*)), one record per row group.
-		if r.rgNext >= len(r.rgRows) {
-			return nil, io.EOF
+// Next returns the next record, or io.EOF after the last selected row
+// group. The caller releases it. Undecodable data (a damaged file, or a
+// foreign one the decoder trips over) is an error wrapping ErrBadFile,
+// never a panic.
+func (r *Reader) Next() (rec arrow.Record, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rec, err = nil, fmt.Errorf("read %s: %w: decoder panic: %v", r.path, ErrBadFile, p)
 		}
-		n := r.rgRows[r.rgNext]
-		r.rgNext++
-		return r.assemble(nil, n)
-	}
-	if !r.rr.Next() {
-		if err := r.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+	}()
+	for {
+		if err := r.ctx.Err(); err != nil {
 			return nil, err
 		}
-		return nil, io.EOF
+		if r.rr != nil {
+			if r.rr.Next() {
+				rec := r.rr.RecordBatch()
+				return r.assemble(rec, rec.NumRows())
+			}
+			err := r.rr.Err()
+			r.rr.Release()
+			r.rr = nil
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("read %s: %w", r.path, err)
+			}
+		}
+		if r.rgNext >= len(r.rgs) {
+			return nil, io.EOF
+		}
+		rg := r.rgs[r.rgNext]
+		r.rgNext++
+		n := r.pf.MetaData().RowGroup(rg).NumRows()
+		if r.fr == nil {
+			// No stored column requested: rows of NULLs (or of nothing,
+			// for COUNT(*)), one record per row group.
+			return r.assemble(nil, n)
+		}
+		if n == 0 {
+			continue
+		}
+		rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, []int{rg})
+		if err != nil {
+			return nil, fmt.Errorf("read %s: row group %d: %w", r.path, rg, err)
+		}
+		r.rr = rr
 	}
-	rec := r.rr.RecordBatch()
-	return r.assemble(rec, rec.NumRows())
 }
 
-// assemble builds the output record: stored columns (cast to the current
-// type where the file's is narrower) and NULL columns for the rest.
+// assemble builds the output record: stored columns (widened where the
+// file's type is narrower) and NULL columns for the rest.
 func (r *Reader) assemble(rec arrow.Record, n int64) (arrow.Record, error) {
 	cols := make([]arrow.Array, len(r.cols))
 	for i, c := range r.cols {
@@ -178,11 +213,9 @@ func (r *Reader) assemble(rec arrow.Record, n int64) (arrow.Record, error) {
 		conv, err := widen(r.mem, a, want)
 		if err != nil {
 			for _, done := range cols[:i] {
-				if done != nil {
-					done.Release()
-				}
+				done.Release()
 			}
-			return nil, fmt.Errorf("column %q: %w", c.Name, err)
+			return nil, fmt.Errorf("read %s: column %q: %w", r.path, c.Name, err)
 		}
 		cols[i] = conv
 	}
@@ -197,151 +230,328 @@ func (r *Reader) assemble(rec arrow.Record, n int64) (arrow.Record, error) {
 func (r *Reader) Close() error {
 	if r.rr != nil {
 		r.rr.Release()
+		r.rr = nil
 	}
 	return r.pf.Close()
 }
 
-// widen converts a stored column to a wider current type: integer and
-// float widening and decimal precision increases (the only type changes
-// schema evolution allows).
-func widen(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
-	b := array.NewBuilder(mem, to)
-	defer b.Release()
-	n := a.Len()
-	b.Reserve(n)
-	switch tb := b.(type) {
-	case *array.Int16Builder:
-		src, ok := a.(*array.Int8)
-		if !ok {
-			break
-		}
-		for i := 0; i < n; i++ {
-			if a.IsNull(i) {
-				tb.AppendNull()
-			} else {
-				tb.Append(int16(src.Value(i)))
+// ColumnStats are one column chunk's footer statistics for the scan
+// planner. Min and Max exclude NaN (Parquet statistics do).
+type ColumnStats struct {
+	FieldID int
+	// Missing: the file has no column for the field id; every value is
+	// NULL.
+	Missing bool
+	// NullCount is -1 when the footer does not say.
+	NullCount int64
+	// Min and Max are in the Go representation of the column's current
+	// type (package doc), or nil: unknown, or no non-NULL non-NaN value.
+	Min, Max any
+}
+
+// RowGroupStats are the statistics of one row group.
+type RowGroupStats struct {
+	RowGroup int // index in the file, as SelectRowGroups takes it
+	NumRows  int64
+	Columns  []ColumnStats // aligned with the field ids given to Open
+}
+
+// RowGroupStats decodes the footer statistics of every row group of the
+// file for the columns the Reader was opened with. It reads nothing beyond
+// the footer Open already read.
+func (r *Reader) RowGroupStats() []RowGroupStats {
+	md := r.pf.MetaData()
+	out := make([]RowGroupStats, md.NumRowGroups())
+	for rg := range out {
+		rmd := md.RowGroup(rg)
+		st := RowGroupStats{RowGroup: rg, NumRows: rmd.NumRows(), Columns: make([]ColumnStats, len(r.cols))}
+		for i, c := range r.cols {
+			cs := ColumnStats{FieldID: c.ID, NullCount: -1}
+			if r.src[i] < 0 {
+				cs.Missing, cs.NullCount = true, rmd.NumRows()
+				st.Columns[i] = cs
+				continue
 			}
-		}
-		return b.NewArray(), nil
-	case *array.Int32Builder:
-		for i := 0; i < n; i++ {
-			v, ok, valid := intAt(a, i)
-			if !ok {
-				return nil, fmt.Errorf("cannot read %s as %s", a.DataType(), to)
+			cc, err := rmd.ColumnChunk(r.leaves[r.src[i]])
+			if err != nil {
+				st.Columns[i] = cs
+				continue
 			}
-			if !valid {
-				tb.AppendNull()
-			} else {
-				tb.Append(int32(v))
+			ts, err := cc.Statistics()
+			if err != nil || ts == nil {
+				st.Columns[i] = cs
+				continue
 			}
-		}
-		return b.NewArray(), nil
-	case *array.Int64Builder:
-		for i := 0; i < n; i++ {
-			v, ok, valid := intAt(a, i)
-			if !ok {
-				return nil, fmt.Errorf("cannot read %s as %s", a.DataType(), to)
+			if ts.HasNullCount() {
+				cs.NullCount = ts.NullCount()
 			}
-			if !valid {
-				tb.AppendNull()
-			} else {
-				tb.Append(v)
+			if ts.HasMinMax() {
+				if lo, hi, ok := minMax(c.Type, ts); ok {
+					raw := chunkStatsOf(md, rg, r.leaves[r.src[i]])
+					if raw.minOK {
+						cs.Min = lo
+					}
+					if raw.maxOK {
+						cs.Max = hi
+					}
+				}
 			}
+			st.Columns[i] = cs
 		}
-		return b.NewArray(), nil
-	case *array.Uint16Builder, *array.Uint32Builder, *array.Uint64Builder:
-		for i := 0; i < n; i++ {
-			v, ok, valid := uintAt(a, i)
-			if !ok {
-				return nil, fmt.Errorf("cannot read %s as %s", a.DataType(), to)
-			}
-			switch x := tb.(type) {
-			case *array.Uint16Builder:
-				appendOrNull(x, valid, uint16(v))
-			case *array.Uint32Builder:
-				appendOrNull(x, valid, uint32(v))
-			case *array.Uint64Builder:
-				appendOrNull(x, valid, v)
-			}
-		}
-		return b.NewArray(), nil
-	case *array.Float64Builder:
-		src, ok := a.(*array.Float32)
-		if !ok {
-			break
-		}
-		for i := 0; i < n; i++ {
-			if a.IsNull(i) {
-				tb.AppendNull()
-			} else {
-				tb.Append(float64(src.Value(i)))
-			}
-		}
-		return b.NewArray(), nil
-	case *array.Decimal128Builder:
-		src, ok := a.(*array.Decimal128)
-		if !ok || src.DataType().(*arrow.Decimal128Type).Scale != to.(*arrow.Decimal128Type).Scale {
-			break
-		}
-		for i := 0; i < n; i++ {
-			if a.IsNull(i) {
-				tb.AppendNull()
-			} else {
-				tb.Append(src.Value(i))
-			}
-		}
-		return b.NewArray(), nil
+		out[rg] = st
 	}
-	return nil, fmt.Errorf("cannot read %s as %s", a.DataType(), to)
+	return out
 }
 
-type appender[T any] interface {
-	Append(T)
-	AppendNull()
+// footerTail is how much of a file's end one read fetches: enough for the
+// footer of most files, so opening costs a single request.
+const footerTail = 64 << 10
+
+// openParquet reads the footer with one ReadAt of the file's tail (two
+// when the footer is larger) and opens the file on it. A file that is not
+// Parquet is ErrBadFile. The footer's ARROW:schema entry is dropped, so
+// column types come from the Parquet logical types alone (a pyarrow
+// large_string or dictionary hint would otherwise change the Arrow types
+// read).
+func openParquet(ctx context.Context, store blob.Store, key string, size int64) (pf *file.Reader, err error) {
+	if size <= 0 {
+		info, err := store.Stat(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", key, err)
+		}
+		size = info.Size
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			pf, err = nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
+		}
+	}()
+	md, err := readFooter(ctx, store, key, size)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", key, err)
+	}
+	pf, err = file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size), file.WithMetadata(md))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w: %v", key, ErrBadFile, err)
+	}
+	return pf, nil
 }
 
-func appendOrNull[T any](b appender[T], valid bool, v T) {
-	if valid {
-		b.Append(v)
+func readFooter(ctx context.Context, store blob.Store, key string, size int64) (*metadata.FileMetaData, error) {
+	const trailer = 8 // footer length + "PAR1"
+	if size < 12 {
+		return nil, fmt.Errorf("%w: %d bytes", ErrBadFile, size)
+	}
+	tail := make([]byte, min(size, footerTail))
+	if err := readFull(ctx, store, key, tail, size-int64(len(tail))); err != nil {
+		return nil, err
+	}
+	t := tail[len(tail)-trailer:]
+	switch {
+	case bytes.Equal(t[4:], []byte("PARE")):
+		return nil, fmt.Errorf("%w: encrypted footers are not supported", ErrBadFile)
+	case !bytes.Equal(t[4:], []byte("PAR1")):
+		return nil, fmt.Errorf("%w: no PAR1 magic at the end", ErrBadFile)
+	}
+	n := int64(binary.LittleEndian.Uint32(t[:4]))
+	if n <= 0 || n+trailer+4 > size {
+		return nil, fmt.Errorf("%w: footer of %d bytes in a %d-byte file", ErrBadFile, n, size)
+	}
+	var buf []byte
+	if n+trailer <= int64(len(tail)) {
+		buf = tail[int64(len(tail))-trailer-n : len(tail)-trailer]
 	} else {
-		b.AppendNull()
+		buf = make([]byte, n)
+		if err := readFull(ctx, store, key, buf, size-trailer-n); err != nil {
+			return nil, err
+		}
 	}
+	md, err := metadata.NewFileMetaData(buf, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+	}
+	md.SetSourceFileSize(size)
+	kv := md.FileMetaData.KeyValueMetadata[:0:0]
+	for _, e := range md.FileMetaData.KeyValueMetadata {
+		if e.GetKey() != "ARROW:schema" {
+			kv = append(kv, e)
+		}
+	}
+	md.FileMetaData.KeyValueMetadata = kv
+	return md, nil
 }
 
-func intAt(a arrow.Array, i int) (v int64, ok, valid bool) {
-	valid = a.IsValid(i)
+func readFull(ctx context.Context, store blob.Store, key string, p []byte, off int64) error {
+	n, err := store.ReadAt(ctx, key, p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: short read at %d (the recorded size is wrong?)", ErrBadFile, off)
+	}
+	return err
+}
+
+// leaves maps a file's top-level primitive columns (nested ones are not in
+// the vocabulary) by field id and by lower-cased name.
+type leaves struct {
+	byID   map[int]int
+	byName map[string]int
+	name   map[int]string // leaf → name
+}
+
+func leafMap(md *metadata.FileMetaData) leaves {
+	sc := md.Schema
+	l := leaves{byID: map[int]int{}, byName: map[string]int{}, name: map[int]string{}}
+	for i := 0; i < sc.NumColumns(); i++ {
+		col := sc.Column(i)
+		if len(col.ColumnPath()) != 1 || col.MaxRepetitionLevel() != 0 {
+			continue
+		}
+		if id := col.SchemaNode().FieldID(); id > 0 {
+			l.byID[int(id)] = i
+		}
+		l.byName[strings.ToLower(col.Name())] = i
+		l.name[i] = col.Name()
+	}
+	return l
+}
+
+// find returns the leaf of column c: by field id when the file has field
+// ids, else by the recorded file name (names, from add_files), else by
+// c's current name.
+func (l leaves) find(c schema.Column, names map[int]string) (int, bool) {
+	if len(l.byID) > 0 {
+		leaf, ok := l.byID[c.ID]
+		return leaf, ok
+	}
+	name := c.Name
+	if names != nil {
+		var ok bool
+		if name, ok = names[c.ID]; !ok || name == "" {
+			return 0, false
+		}
+	}
+	leaf, ok := l.byName[strings.ToLower(name)]
+	return leaf, ok
+}
+
+// widen converts a stored column to a wider current type: integer and
+// float widening (typed loops, no per-value dispatch), and same-storage
+// changes shared without copying (decimal precision increases, a time
+// zone on timestamps). These are the only changes schema evolution allows.
+func widen(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
 	switch x := a.(type) {
 	case *array.Int8:
-		return int64(x.Value(i)), true, valid
+		return widenInts(mem, a, x.Int8Values(), to)
 	case *array.Int16:
-		return int64(x.Value(i)), true, valid
+		return widenInts(mem, a, x.Int16Values(), to)
 	case *array.Int32:
-		return int64(x.Value(i)), true, valid
-	case *array.Int64:
-		return x.Value(i), true, valid
+		return widenInts(mem, a, x.Int32Values(), to)
+	case *array.Uint8:
+		return widenUints(mem, a, x.Uint8Values(), to)
+	case *array.Uint16:
+		return widenUints(mem, a, x.Uint16Values(), to)
+	case *array.Uint32:
+		return widenUints(mem, a, x.Uint32Values(), to)
+	case *array.Float32:
+		if to.ID() == arrow.FLOAT64 {
+			return convert[float32, float64](mem, a, x.Float32Values(), to), nil
+		}
+	case *array.Decimal128:
+		if d, ok := to.(*arrow.Decimal128Type); ok {
+			from := x.DataType().(*arrow.Decimal128Type)
+			if from.Scale == d.Scale && from.Precision <= d.Precision {
+				return retype(a, to), nil
+			}
+		}
+	case *array.Timestamp:
+		if ts, ok := to.(*arrow.TimestampType); ok && x.DataType().(*arrow.TimestampType).Unit == ts.Unit {
+			return retype(a, to), nil
+		}
 	}
-	return 0, false, valid
+	return nil, fmt.Errorf("%w: cannot read %s as %s", ErrIncompatible, a.DataType(), to)
 }
 
-func uintAt(a arrow.Array, i int) (v uint64, ok, valid bool) {
-	valid = a.IsValid(i)
-	switch x := a.(type) {
-	case *array.Uint8:
-		return uint64(x.Value(i)), true, valid
-	case *array.Uint16:
-		return uint64(x.Value(i)), true, valid
-	case *array.Uint32:
-		return uint64(x.Value(i)), true, valid
-	case *array.Uint64:
-		return x.Value(i), true, valid
+func widenInts[S int8 | int16 | int32](mem memory.Allocator, a arrow.Array, v []S, to arrow.DataType) (arrow.Array, error) {
+	switch to.ID() {
+	case arrow.INT16:
+		if _, ok := any(v).([]int8); ok {
+			return convert[S, int16](mem, a, v, to), nil
+		}
+	case arrow.INT32:
+		if _, ok := any(v).([]int32); !ok {
+			return convert[S, int32](mem, a, v, to), nil
+		}
+	case arrow.INT64:
+		return convert[S, int64](mem, a, v, to), nil
 	}
-	return 0, false, valid
+	return nil, fmt.Errorf("%w: cannot read %s as %s", ErrIncompatible, a.DataType(), to)
+}
+
+func widenUints[S uint8 | uint16 | uint32](mem memory.Allocator, a arrow.Array, v []S, to arrow.DataType) (arrow.Array, error) {
+	switch to.ID() {
+	case arrow.UINT16:
+		if _, ok := any(v).([]uint8); ok {
+			return convert[S, uint16](mem, a, v, to), nil
+		}
+	case arrow.UINT32:
+		if _, ok := any(v).([]uint32); !ok {
+			return convert[S, uint32](mem, a, v, to), nil
+		}
+	case arrow.UINT64:
+		return convert[S, uint64](mem, a, v, to), nil
+	}
+	return nil, fmt.Errorf("%w: cannot read %s as %s", ErrIncompatible, a.DataType(), to)
+}
+
+type number interface {
+	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+}
+
+// convert copies v (the values of a, offset applied) into a new array of
+// type to, sharing nothing but the NULL positions.
+func convert[S, D number](mem memory.Allocator, a arrow.Array, v []S, to arrow.DataType) arrow.Array {
+	n := a.Len()
+	vals := memory.NewResizableBuffer(mem)
+	defer vals.Release()
+	vals.Resize(n * int(to.(arrow.FixedWidthDataType).Bytes()))
+	dst := arrow.GetData[D](vals.Bytes())[:n]
+	for i, x := range v[:n] {
+		dst[i] = D(x)
+	}
+	var valid *memory.Buffer
+	if a.NullN() > 0 {
+		valid = memory.NewResizableBuffer(mem)
+		defer valid.Release()
+		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(a.NullBitmapBytes(), a.Data().Offset(), n, valid.Bytes(), 0)
+	}
+	data := array.NewData(to, n, []*memory.Buffer{valid, vals}, nil, a.NullN(), 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// retype shares a's buffers under another type with the same layout.
+func retype(a arrow.Array, to arrow.DataType) arrow.Array {
+	d := a.Data()
+	data := array.NewData(to, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+	defer data.Release()
+	return array.MakeFromData(data)
 }
 
 // ReadFooter builds the manifest entry of an existing Parquet file (for
-// add_files) from its footer alone: columns map to s by field id, or by
-// name when the file has no field ids, and each must store a type that
-// reads as the column's. size may be 0 (then the object is stat'ed).
+// add_files) from its footer alone (one or two reads of the file's tail).
+// Columns map to s by PARQUET:field_id when the file has field ids, else
+// by name (case-insensitively); then the entry records the file's names in
+// ColumnNames, so that reads keep finding the columns after a rename. Each
+// mapped column must store a type that reads as the column's: the same, or
+// a widening (int8→int64, float32→float64, decimal(9,2)→decimal(18,2), a
+// string for json); anything else is ErrIncompatible naming both types.
+// Columns of s the file lacks are not listed (they read as NULL); columns
+// of the file s lacks are ignored. NaN counts of float columns are -1
+// (unknown: Parquet footers do not count NaN). size may be 0 (then the
+// object is stat'ed). A file that is not Parquet is ErrBadFile.
 func ReadFooter(ctx context.Context, store blob.Store, key string, size int64, s *schema.Schema) (manifest.DataFile, error) {
 	if size <= 0 {
 		info, err := store.Stat(ctx, key)
@@ -355,36 +565,39 @@ func ReadFooter(ctx context.Context, store blob.Store, key string, size int64, s
 		return manifest.DataFile{}, fmt.Errorf("add file %s: %w", key, err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	md := pf.MetaData()
+	sm, err := pqarrow.NewSchemaManifest(md.Schema, md.KeyValueMetadata(), &pqarrow.ArrowReadProperties{})
 	if err != nil {
-		return manifest.DataFile{}, fmt.Errorf("add file %s: %w", key, err)
+		return manifest.DataFile{}, fmt.Errorf("add file %s: %w: %v", key, ErrIncompatible, err)
 	}
-	as, err := fr.Schema()
-	if err != nil {
-		return manifest.DataFile{}, fmt.Errorf("add file %s: %w", key, err)
-	}
-	byID, byName := leafIndex(pf)
+	lm := leafMap(md)
+	byName := len(lm.byID) == 0
 	idx := make([]int, len(s.Columns))
+	var names []string
 	for i, c := range s.Columns {
-		leaf, ok := byID[c.ID]
-		if !ok && len(byID) == 0 {
-			leaf, ok = byName[strings.ToLower(c.Name)]
-		}
+		leaf, ok := lm.find(c, nil)
 		if !ok {
 			idx[i] = -1
 			continue
 		}
-		ft, err := FromArrowType(as.Field(leaf).Type)
+		sf, err := sm.GetColumnField(leaf)
 		if err != nil {
-			return manifest.DataFile{}, fmt.Errorf("add file %s: column %q: %w", key, c.Name, err)
+			return manifest.DataFile{}, fmt.Errorf("add file %s: column %q: %w: %v", key, c.Name, ErrIncompatible, err)
+		}
+		ft, err := FromArrowType(sf.Field.Type)
+		if err != nil {
+			return manifest.DataFile{}, fmt.Errorf("add file %s: column %q: %w: %w", key, c.Name, ErrIncompatible, err)
 		}
 		if !readsAs(ft, c.Type) {
-			return manifest.DataFile{}, fmt.Errorf("add file %s: column %q is stored as %s, which does not read as the table's %s", key, c.Name, ft, c.Type)
+			return manifest.DataFile{}, fmt.Errorf("add file %s: %w: column %q is stored as %s, which does not read as the table's %s", key, ErrIncompatible, c.Name, ft, c.Type)
 		}
 		idx[i] = leaf
+		if byName {
+			names = append(names, lm.name[leaf])
+		}
 	}
-	f := manifest.DataFile{Path: key, Format: "parquet", FileSize: size, StatsState: manifest.StatsProvided}
-	if err := fillStats(&f, pf.MetaData(), s.Columns, idx, nil); err != nil {
+	f := manifest.DataFile{Path: key, Format: "parquet", FileSize: size, StatsState: manifest.StatsProvided, ColumnNames: names}
+	if err := fillStats(&f, md, s.Columns, idx, nil); err != nil {
 		return manifest.DataFile{}, fmt.Errorf("add file %s: %w", key, err)
 	}
 	return f, nil

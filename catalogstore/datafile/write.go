@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
@@ -23,18 +24,49 @@ import (
 // left out (unknown) rather than truncated.
 const MaxBoundBytes = 256
 
+// Compression is a data file's page compression.
+type Compression int
+
+// The compressions Write offers.
+const (
+	Snappy       Compression = iota // the default: cheapest to decode
+	Zstd                            // smaller files, slower to decode
+	Uncompressed                    // for tests and tiny files
+)
+
 // WriteOptions tune Write. The zero value is usable.
 type WriteOptions struct {
-	// RowGroupRows bounds a row group (default 128Ki rows).
+	// RowGroupRows bounds a row group (default 128Ki rows). Row groups are
+	// cut at exact multiples of it, whatever the record sizes.
 	RowGroupRows int64
 	// NoStats registers the file with stats pending (deferred statistics).
 	NoStats bool
+	// Compression of the pages (default Snappy).
+	Compression Compression
+}
+
+func (c Compression) codec() compress.Compression {
+	switch c {
+	case Zstd:
+		return compress.Codecs.Zstd
+	case Uncompressed:
+		return compress.Codecs.Uncompressed
+	}
+	return compress.Codecs.Snappy
 }
 
 // Write writes recs, whose schema must be ArrowSchema(s), as ONE Parquet
-// file at key (create-only: the key must be new) and returns its manifest
-// entry with statistics taken from the writer's footer. The file is not
-// referenced by any snapshot until a commit lists it.
+// file at key (create-only: blob.ErrExists if the key is taken) and returns
+// its manifest entry with statistics taken from the writer's own footer
+// metadata, never by reading the file back: per field id the value count
+// (rows, NULLs included), NULL count, NaN count (counted from the data:
+// Parquet statistics leave NaN out), Iceberg bounds merged over the row
+// groups, compressed column size; and the file's size, uncompressed size
+// and record count. A column whose values are all NULL (or NaN) has no
+// bounds; a string or binary bound longer than MaxBoundBytes is left out
+// (nil, unknown) rather than truncated. The file is built in memory and
+// stored with one Put; it is not referenced by any snapshot until a commit
+// lists it. Columns carry PARQUET:field_id, statistics and a page index.
 func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, recs []arrow.Record, opts WriteOptions) (manifest.DataFile, error) {
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = 128 * 1024
@@ -42,16 +74,23 @@ func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, 
 	as := ArrowSchema(s)
 	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(
-		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithCompression(opts.Compression.codec()),
 		parquet.WithStats(true),
+		parquet.WithPageIndexEnabled(true),
 		parquet.WithMaxRowGroupLength(opts.RowGroupRows),
 		parquet.WithDictionaryDefault(true),
+		// Decimals of precision <= 18 as INT32/INT64 (the Parquet spec
+		// allows it; DuckDB and Spark write them so): several times faster
+		// to decode than FIXED_LEN_BYTE_ARRAY.
+		parquet.WithStoreDecimalAsInteger(true),
 	)
 	fw, err := pqarrow.NewFileWriter(as, &buf, props, pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("write %s: %w", key, err)
 	}
-	nan := make([]int64, len(s.Columns))
+	// NaN counts per column and row group: WriteBuffered cuts row groups
+	// at multiples of RowGroupRows, so row r is in row group r/RowGroupRows.
+	nan := make([][]int64, len(s.Columns))
 	var rows int64
 	for _, rec := range recs {
 		if !rec.Schema().Equal(as) {
@@ -59,7 +98,7 @@ func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, 
 			return manifest.DataFile{}, fmt.Errorf("write %s: record schema %s does not match the table's %s", key, rec.Schema(), as)
 		}
 		for j := range s.Columns {
-			nan[j] += countNaN(rec.Column(j))
+			countNaN(rec.Column(j), rows, opts.RowGroupRows, &nan[j])
 		}
 		if err := fw.WriteBuffered(rec); err != nil {
 			fw.Close()
@@ -75,16 +114,17 @@ func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, 
 		return manifest.DataFile{}, fmt.Errorf("write %s: %w", key, err)
 	}
 	f := manifest.DataFile{Path: key, Format: "parquet", RecordCount: rows, FileSize: int64(buf.Len()), StatsState: manifest.StatsProvided}
-	size := int64(buf.Len())
-	if err := store.Put(ctx, key, &buf, blob.PutOptions{IfNotExists: true}); err != nil {
-		return manifest.DataFile{}, fmt.Errorf("write %s: %w", key, err)
-	}
-	f.FileSize = size
 	colIdx := make([]int, len(s.Columns))
 	for i := range colIdx {
 		colIdx[i] = i
 	}
 	if err := fillStats(&f, md, s.Columns, colIdx, nan); err != nil {
+		return manifest.DataFile{}, fmt.Errorf("write %s: %w", key, err)
+	}
+	if f.RecordCount != rows {
+		return manifest.DataFile{}, fmt.Errorf("write %s: footer counts %d rows, %d were written", key, f.RecordCount, rows)
+	}
+	if err := store.Put(ctx, key, &buf, blob.PutOptions{IfNotExists: true}); err != nil {
 		return manifest.DataFile{}, fmt.Errorf("write %s: %w", key, err)
 	}
 	if opts.NoStats {
@@ -97,14 +137,15 @@ func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, 
 func pendingStats(f manifest.DataFile) manifest.DataFile {
 	f.StatsState = manifest.StatsPending
 	f.FieldIDs, f.ValueCounts, f.NullCounts, f.NaNCounts = nil, nil, nil, nil
-	f.LowerBounds, f.UpperBounds, f.BoundsExact, f.ColumnSizes = nil, nil, nil, nil
+	f.LowerBounds, f.UpperBounds, f.BoundsExact, f.ColumnSizes, f.ColumnNames = nil, nil, nil, nil, nil
 	return f
 }
 
 // fillStats sets f's sizes and per-column stats from a footer. cols are
 // the catalog columns; colIdx[i] is the Parquet leaf index of cols[i] (-1:
-// absent from the file); nan holds NaN counts (nil: unknown).
-func fillStats(f *manifest.DataFile, md *metadata.FileMetaData, cols []schema.Column, colIdx []int, nan []int64) error {
+// absent from the file); nan[i][rg] holds NaN counts by row group (nil:
+// unknown, as for files lakesql did not write).
+func fillStats(f *manifest.DataFile, md *metadata.FileMetaData, cols []schema.Column, colIdx []int, nan [][]int64) error {
 	f.UncompressedSize = 0
 	f.RecordCount = md.NumRows
 	for i, c := range cols {
@@ -115,6 +156,7 @@ func fillStats(f *manifest.DataFile, md *metadata.FileMetaData, cols []schema.Co
 		var nulls, csize int64
 		var lo, hi any
 		loOK, hiOK := true, true
+		nans := int64(0) // from the footer, for files lakesql did not write
 		for rg := 0; rg < md.NumRowGroups(); rg++ {
 			cc, err := md.RowGroup(rg).ColumnChunk(idx)
 			if err != nil {
@@ -122,6 +164,12 @@ func fillStats(f *manifest.DataFile, md *metadata.FileMetaData, cols []schema.Co
 			}
 			csize += cc.TotalCompressedSize()
 			f.UncompressedSize += cc.TotalUncompressedSize()
+			raw := chunkStatsOf(md, rg, idx)
+			if nans >= 0 && raw.nanCount >= 0 {
+				nans += raw.nanCount
+			} else {
+				nans = -1
+			}
 			st, err := cc.Statistics()
 			if err != nil || st == nil {
 				loOK, hiOK = false, false
@@ -133,9 +181,22 @@ func fillStats(f *manifest.DataFile, md *metadata.FileMetaData, cols []schema.Co
 			} else {
 				nulls = -1
 			}
+			rgNaN := raw.nanCount
+			if nan != nil {
+				rgNaN = nanAt(nan[i], rg)
+			}
 			if !st.HasMinMax() {
-				// A row group of only NULLs (or NaNs) has no min/max; it
-				// widens nothing.
+				// A row group of only NULLs (or only NaNs) has no min/max
+				// and widens nothing. Any other row group without one (a
+				// foreign writer) leaves the file's bounds unknown.
+				valued := int64(-1)
+				if st.HasNullCount() {
+					valued = cc.NumValues() - st.NullCount()
+				}
+				if valued == 0 || (rgNaN >= 0 && valued == rgNaN) {
+					continue
+				}
+				loOK, hiOK = false, false
 				continue
 			}
 			rlo, rhi, ok := minMax(c.Type, st)
@@ -143,17 +204,30 @@ func fillStats(f *manifest.DataFile, md *metadata.FileMetaData, cols []schema.Co
 				loOK, hiOK = false, false
 				continue
 			}
-			lo = pick(c.Type, lo, rlo, -1)
-			hi = pick(c.Type, hi, rhi, 1)
+			// One end may be missing on its own: a writer drops a value
+			// longer than its statistics size limit.
+			if raw.minOK {
+				lo = pick(c.Type, lo, rlo, -1)
+			} else {
+				loOK = false
+			}
+			if raw.maxOK {
+				hi = pick(c.Type, hi, rhi, 1)
+			} else {
+				hiOK = false
+			}
 		}
 		f.FieldIDs = append(f.FieldIDs, c.ID)
 		f.ValueCounts = append(f.ValueCounts, md.NumRows)
 		f.NullCounts = append(f.NullCounts, nulls)
 		n := int64(0)
-		if nan != nil {
-			n = nan[i]
-		} else if c.Type.Kind == schema.Float32 || c.Type.Kind == schema.Float64 {
-			n = -1
+		switch {
+		case nan != nil:
+			for _, x := range nan[i] {
+				n += x
+			}
+		case c.Type.Kind == schema.Float32 || c.Type.Kind == schema.Float64:
+			n = nans
 		}
 		f.NaNCounts = append(f.NaNCounts, n)
 		f.ColumnSizes = append(f.ColumnSizes, csize)
@@ -227,41 +301,58 @@ func cmp3[T int64 | int32 | uint64 | float64 | string](a, b T) int {
 	return 0
 }
 
-// minMax converts a column chunk's typed statistics to bound values.
+// minMax converts a column chunk's typed statistics to values of the Go
+// representation of t, the column's current type (which may be wider than
+// the stored one). Signedness comes from the file's logical type. ok is
+// false when the statistics cannot stand for t's values (NaN in a foreign
+// writer's float min/max, a physical type t does not read).
 func minMax(t schema.Type, st metadata.TypedStatistics) (lo, hi any, ok bool) {
+	unsigned := false
+	if lt, isInt := st.Descr().LogicalType().(pqschema.IntLogicalType); isInt {
+		unsigned = !lt.IsSigned()
+	}
+	ints := func(lo, hi int64) (any, any, bool) {
+		switch t.Kind {
+		case schema.Date:
+			return int32(lo), int32(hi), true
+		case schema.Decimal:
+			return big.NewInt(lo), big.NewInt(hi), true
+		case schema.Uint64:
+			return uint64(lo), uint64(hi), true
+		case schema.Bool, schema.Float32, schema.Float64, schema.String, schema.JSON, schema.Binary:
+			return nil, nil, false
+		}
+		return lo, hi, true
+	}
 	switch s := st.(type) {
 	case *metadata.BooleanStatistics:
 		return s.Min(), s.Max(), t.Kind == schema.Bool
 	case *metadata.Int32Statistics:
-		switch t.Kind {
-		case schema.Date:
-			return s.Min(), s.Max(), true
-		case schema.Uint8, schema.Uint16, schema.Uint32:
-			return int64(uint32(s.Min())), int64(uint32(s.Max())), true
-		case schema.Decimal:
-			return big.NewInt(int64(s.Min())), big.NewInt(int64(s.Max())), true
+		if unsigned {
+			return ints(int64(uint32(s.Min())), int64(uint32(s.Max())))
 		}
-		return int64(s.Min()), int64(s.Max()), true
+		return ints(int64(s.Min()), int64(s.Max()))
 	case *metadata.Int64Statistics:
-		switch t.Kind {
-		case schema.Uint64:
-			return uint64(s.Min()), uint64(s.Max()), true
-		case schema.Decimal:
-			return big.NewInt(s.Min()), big.NewInt(s.Max()), true
+		if unsigned && t.Kind != schema.Uint64 {
+			return nil, nil, false // a uint64 file column only reads as uint64
 		}
-		return s.Min(), s.Max(), true
+		return ints(s.Min(), s.Max())
 	case *metadata.Float32Statistics:
 		lo, hi := float64(s.Min()), float64(s.Max())
-		return lo, hi, !math.IsNaN(lo) && !math.IsNaN(hi)
+		ok := t.Kind == schema.Float32 || t.Kind == schema.Float64
+		return lo, hi, ok && !math.IsNaN(lo) && !math.IsNaN(hi)
 	case *metadata.Float64Statistics:
-		return s.Min(), s.Max(), !math.IsNaN(s.Min()) && !math.IsNaN(s.Max())
+		return s.Min(), s.Max(), t.Kind == schema.Float64 && !math.IsNaN(s.Min()) && !math.IsNaN(s.Max())
 	case *metadata.ByteArrayStatistics:
-		if t.Kind == schema.Binary {
+		switch t.Kind {
+		case schema.Binary:
 			return append([]byte(nil), s.Min()...), append([]byte(nil), s.Max()...), true
+		case schema.String, schema.JSON:
+			return string(s.Min()), string(s.Max()), true
 		}
-		return string(s.Min()), string(s.Max()), true
+		return nil, nil, false
 	case *metadata.FixedLenByteArrayStatistics:
-		if t.Kind != schema.Decimal || len(s.Min()) == 0 {
+		if t.Kind != schema.Decimal || len(s.Min()) == 0 || len(s.Max()) == 0 {
 			return nil, nil, false
 		}
 		return fromTwosComplement(s.Min()), fromTwosComplement(s.Max()), true
@@ -269,23 +360,36 @@ func minMax(t schema.Type, st metadata.TypedStatistics) (lo, hi any, ok bool) {
 	return nil, nil, false
 }
 
-// countNaN counts NaN values of a float column (Parquet statistics leave
+func nanAt(counts []int64, rg int) int64 {
+	if rg < len(counts) {
+		return counts[rg]
+	}
+	return 0
+}
+
+// countNaN adds the NaN values of a float column to counts, by row group:
+// the column's first row is row base of the file (Parquet statistics leave
 // NaN out of min/max, so the writer counts them itself).
-func countNaN(a arrow.Array) int64 {
-	var n int64
+func countNaN(a arrow.Array, base, rgRows int64, counts *[]int64) {
+	add := func(i int) {
+		rg := int((base + int64(i)) / rgRows)
+		for len(*counts) <= rg {
+			*counts = append(*counts, 0)
+		}
+		(*counts)[rg]++
+	}
 	switch x := a.(type) {
 	case *array.Float32:
 		for i, v := range x.Float32Values() {
-			if x.IsValid(i) && v != v {
-				n++
+			if v != v && x.IsValid(i) {
+				add(i)
 			}
 		}
 	case *array.Float64:
 		for i, v := range x.Float64Values() {
-			if x.IsValid(i) && v != v {
-				n++
+			if v != v && x.IsValid(i) {
+				add(i)
 			}
 		}
 	}
-	return n
 }

@@ -1,0 +1,164 @@
+package maintenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
+)
+
+// The checks Verify runs, as they name their findings.
+const (
+	CheckHead             = "head"              // the head snapshot document exists
+	CheckSnapshotDocument = "snapshot-document" // a snapshot document decodes
+	CheckManifestReadable = "manifest-readable" // a snapshot's manifest reads and checks out
+	CheckSummary          = "summary"           // a snapshot's summary matches its manifest
+	CheckDatasetTotals    = "dataset-totals"    // the dataset's totals match the head's summary
+	CheckFileExists       = "file-exists"       // every referenced file exists
+	CheckFileSize         = "file-size"         // ... with the size the manifest records
+)
+
+const (
+	verifyStatLimit = 16  // parallel Stat calls
+	verifyMaxListed = 100 // findings beyond this are counted, not listed
+)
+
+// Finding is one inconsistency Verify found. Err is the same, marked
+// alertable (catalogstore.IsAlertable).
+type Finding struct {
+	Check      string
+	Severity   catalogstore.Severity
+	SnapshotID int64  // 0 when not about one snapshot
+	Path       string // the manifest or data file concerned, if any
+	Detail     string
+	Err        error
+}
+
+// VerifyResult is what Verify checked and found.
+type VerifyResult struct {
+	Snapshots int // snapshot documents checked
+	Manifests int // distinct manifests read
+	Files     int // distinct data files checked
+	Findings  []Finding
+	// Omitted counts findings left out of Findings beyond the first 100.
+	Omitted int
+}
+
+// Verify checks a dataset's metadata against its files: the head snapshot
+// exists; every snapshot document decodes and its manifest reads (from the
+// object store, not a cache) and matches its summary; the dataset's totals
+// match the head; and every data file any snapshot references exists with
+// the size its manifest records. It changes nothing and takes no lease.
+//
+// Each inconsistency is a Finding, reported through the catalog's alert
+// hook (catalogstore.Catalog.ReportAlert) as it is returned. The error is
+// only for failures to run the checks (a dataset that does not exist, a
+// metastore that cannot be read).
+func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset) (*VerifyResult, error) {
+	cur, err := cat.Dataset(ctx, ds.Ident())
+	if err != nil {
+		return nil, err
+	}
+	id := cur.Ident()
+	res := &VerifyResult{}
+	add := func(check string, sev catalogstore.Severity, snap int64, path, detail string) {
+		err := catalogstore.MarkAlertable(fmt.Errorf("verify %s: %s: %s", id.Short(), check, detail), sev,
+			"verify-"+check+":"+cur.UUID, map[string]string{"dataset": id.String(), "check": check, "path": path})
+		cat.ReportAlert(ctx, err)
+		if len(res.Findings) >= verifyMaxListed {
+			res.Omitted++
+			return
+		}
+		res.Findings = append(res.Findings, Finding{Check: check, Severity: sev, SnapshotID: snap, Path: path, Detail: detail, Err: err})
+	}
+	docs, err := cat.Meta().List(ctx, snapshotsColl(id))
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: list snapshots: %w", id.Short(), err)
+	}
+	res.Snapshots = len(docs)
+	headSeen := cur.CurrentSnapshotID == 0
+	manifests := map[string][]manifest.DataFile{}
+	unreadable := map[string]bool{}
+	refs := map[string]manifest.DataFile{} // distinct data files
+	refBy := map[string]int64{}
+	for _, d := range docs {
+		var s snapDoc
+		if err := d.Decode(&s); err != nil {
+			add(CheckSnapshotDocument, catalogstore.SeverityCritical, 0, d.Path, fmt.Sprintf("snapshot document %s does not decode: %v", d.ID(), err))
+			continue
+		}
+		if s.ID == cur.CurrentSnapshotID {
+			headSeen = true
+		}
+		files, ok := manifests[s.ManifestPath]
+		if !ok && !unreadable[s.ManifestPath] {
+			files, err = manifest.Read(ctx, cat.Blob(), s.ManifestPath)
+			if err != nil {
+				unreadable[s.ManifestPath] = true
+				add(CheckManifestReadable, catalogstore.SeverityCritical, s.ID, s.ManifestPath, fmt.Sprintf("the manifest of snapshot %d cannot be read: %v", s.ID, err))
+				continue
+			}
+			manifests[s.ManifestPath] = files
+		} else if !ok {
+			continue
+		}
+		nf, nr, nb := manifest.Summary(files)
+		if sum := s.Summary; sum.TotalFiles != nf || sum.TotalRecords != nr || sum.TotalBytes != nb {
+			add(CheckSummary, catalogstore.SeverityError, s.ID, s.ManifestPath, fmt.Sprintf(
+				"snapshot %d's summary says %d files, %d records, %d bytes; its manifest lists %d files, %d records, %d bytes",
+				s.ID, sum.TotalFiles, sum.TotalRecords, sum.TotalBytes, nf, nr, nb))
+		}
+		if s.ID == cur.CurrentSnapshotID && (cur.CurrentFiles != nf || cur.CurrentRecords != nr || cur.CurrentBytes != nb) {
+			add(CheckDatasetTotals, catalogstore.SeverityError, s.ID, "", fmt.Sprintf(
+				"the dataset document says %d files, %d records, %d bytes; the head's manifest lists %d files, %d records, %d bytes",
+				cur.CurrentFiles, cur.CurrentRecords, cur.CurrentBytes, nf, nr, nb))
+		}
+		for _, f := range files {
+			if _, ok := refs[f.Path]; !ok {
+				refs[f.Path], refBy[f.Path] = f, s.ID
+			}
+		}
+	}
+	if !headSeen {
+		add(CheckHead, catalogstore.SeverityCritical, cur.CurrentSnapshotID, "", fmt.Sprintf("the head snapshot %d has no document", cur.CurrentSnapshotID))
+	}
+	res.Manifests, res.Files = len(manifests), len(refs)
+
+	paths := make([]string, 0, len(refs))
+	for p := range refs {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	infos := make([]blob.Info, len(paths))
+	statErrs := make([]error, len(paths))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(verifyStatLimit)
+	for i, p := range paths {
+		g.Go(func() error {
+			infos[i], statErrs[i] = cat.Blob().Stat(gctx, p)
+			if statErrs[i] != nil && !errors.Is(statErrs[i], blob.ErrNotFound) {
+				return fmt.Errorf("verify %s: stat %s: %w", id.Short(), p, statErrs[i])
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, p := range paths {
+		f := refs[p]
+		switch {
+		case statErrs[i] != nil:
+			add(CheckFileExists, catalogstore.SeverityCritical, refBy[p], p, fmt.Sprintf("data file %s (referenced by snapshot %d) does not exist", p, refBy[p]))
+		case infos[i].Size != f.FileSize:
+			add(CheckFileSize, catalogstore.SeverityCritical, refBy[p], p, fmt.Sprintf("data file %s is %d bytes; its manifest records %d", p, infos[i].Size, f.FileSize))
+		}
+	}
+	return res, nil
+}
