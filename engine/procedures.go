@@ -19,6 +19,8 @@ import (
 func procedureSets() [][]sql.ExternalStoredProcedureDetails {
 	return [][]sql.ExternalStoredProcedureDetails{
 		// Add a family here: historyProcedures(), maintenanceProcedures(), ...
+		historyProcedures(),
+		maintenanceProcedures(),
 	}
 }
 

@@ -28,8 +28,8 @@ var (
 
 // New returns a provider over cat.
 func New(cat *catalogstore.Catalog) *Provider {
-	return &Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
-		procs: sql.NewExternalStoredProcedureRegistry()}
+	return (&Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
+		procs: sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
 }
 
 // Catalog returns the provider's catalog.
