@@ -15,6 +15,7 @@ const (
 	rulePushFilters analyzer.RuleId = 10000 + iota
 	ruleFoldLiterals
 	ruleAnswerFromManifest
+	ruleVectorize
 )
 
 // newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
@@ -23,6 +24,7 @@ func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
+		AddPostAnalyzeRule(ruleVectorize, vectorize).
 		Build()
 }
 

@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/provider"
+	"github.com/lakesql/lakesql/scan"
+	"github.com/lakesql/lakesql/sqlerr"
+)
+
+// vectorize replaces GroupBy(Filter?(Table)) over a lakesql table, at the
+// top scope, with a vectorAgg node that runs the whole aggregation in
+// scan's vectorised pipeline (pruned files and row groups, selection
+// vectors, typed hash GROUP BY) and returns only the result rows. Any
+// part the pipeline cannot compute exactly as the row path does (another
+// expression, function, type, DISTINCT, a literal outside the column's
+// domain) leaves the plan unchanged.
+func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if scope != nil && !scope.IsEmpty() {
+		return n, transform.SameTree, nil
+	}
+	prov, ok := a.Catalog.DbProvider.(*provider.Provider)
+	if !ok {
+		return n, transform.SameTree, nil
+	}
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		gb, ok := n.(*plan.GroupBy)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		v, ok := vectorAggFor(gb)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		v.store = prov.Catalog().Blob()
+		return v, transform.NewTree, nil
+	})
+}
+
+// vectorAggFor compiles gb, or reports false.
+func vectorAggFor(gb *plan.GroupBy) (*vectorAgg, bool) {
+	child := gb.Child
+	var filters []sql.Expression
+	if f, ok := child.(*plan.Filter); ok {
+		filters = expression.SplitConjunction(f.Expression)
+		child = f.Child
+	}
+	t := baseTable(child)
+	if t == nil {
+		return nil, false
+	}
+	s := t.CatalogSchema()
+	fieldOf := func(e sql.Expression) (int, string, bool) {
+		gf, ok := e.(*expression.GetField)
+		if !ok {
+			return 0, "", false
+		}
+		c, ok := s.Column(gf.Name())
+		return c.ID, strings.ToLower(gf.Name()), ok
+	}
+	var groupBy []int
+	keyIndex := map[string]int{}
+	for _, e := range gb.GroupByExprs {
+		id, name, ok := fieldOf(e)
+		if !ok {
+			return nil, false
+		}
+		keyIndex[name] = len(groupBy)
+		groupBy = append(groupBy, id)
+	}
+	var aggs []scan.AggSpec
+	out := make([]int, len(gb.SelectedExprs)) // result column per selected expression
+	for i, e := range gb.SelectedExprs {
+		if al, ok := e.(*expression.Alias); ok {
+			e = al.Child
+		}
+		if _, name, ok := fieldOf(e); ok {
+			k, isKey := keyIndex[name]
+			if !isKey {
+				return nil, false // a non-grouped column: GMS picks any row's
+			}
+			out[i] = k
+			continue
+		}
+		spec, ok := aggSpec(e, fieldOf)
+		if !ok {
+			return nil, false
+		}
+		out[i] = len(groupBy) + len(aggs)
+		aggs = append(aggs, spec)
+	}
+	p, ok := scan.CompileAggregate(s, filters, groupBy, aggs)
+	if !ok {
+		return nil, false
+	}
+	return &vectorAgg{schema: gb.Schema(), table: t, plan: p, out: out}, true
+}
+
+func aggSpec(e sql.Expression, fieldOf func(sql.Expression) (int, string, bool)) (scan.AggSpec, bool) {
+	type windowed interface{ Window() *sql.WindowDefinition }
+	if w, ok := e.(windowed); ok && w.Window() != nil {
+		return scan.AggSpec{}, false
+	}
+	var kind scan.AggKind
+	var child sql.Expression
+	switch x := e.(type) {
+	case *aggregation.Count:
+		switch c := x.Child.(type) {
+		case *expression.Star:
+			return scan.AggSpec{Kind: scan.AggCountStar}, true
+		case *expression.Literal:
+			if c.Value() != nil {
+				return scan.AggSpec{Kind: scan.AggCountStar}, true
+			}
+			return scan.AggSpec{}, false
+		}
+		kind, child = scan.AggCount, x.Child
+	case *aggregation.Sum:
+		kind, child = scan.AggSum, x.Child
+	case *aggregation.Avg:
+		kind, child = scan.AggAvg, x.Child
+	case *aggregation.Min:
+		kind, child = scan.AggMin, x.Child
+	case *aggregation.Max:
+		kind, child = scan.AggMax, x.Child
+	default:
+		return scan.AggSpec{}, false
+	}
+	id, _, ok := fieldOf(child)
+	return scan.AggSpec{Kind: kind, FieldID: id}, ok
+}
+
+// vectorAgg is a GroupBy computed by scan's vectorised pipeline.
+type vectorAgg struct {
+	schema sql.Schema
+	table  *provider.Table
+	plan   *scan.AggPlan
+	out    []int
+	store  blob.Store
+}
+
+var _ sql.ExecSourceRel = (*vectorAgg)(nil)
+
+func (v *vectorAgg) Resolved() bool       { return true }
+func (v *vectorAgg) String() string       { return fmt.Sprintf("VectorAggregate(%s)", v.table) }
+func (v *vectorAgg) Schema() sql.Schema   { return v.schema }
+func (v *vectorAgg) Children() []sql.Node { return nil }
+func (v *vectorAgg) IsReadOnly() bool     { return true }
+func (v *vectorAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
+	if len(children) != 0 {
+		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 0)
+	}
+	return v, nil
+}
+
+func (v *vectorAgg) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
+	files, err := v.table.Files(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs})
+	if err != nil {
+		return nil, sqlerr.Wrap(err)
+	}
+	res := make([]sql.Row, len(rows))
+	for i, r := range rows {
+		o := make(sql.Row, len(v.out))
+		for j, k := range v.out {
+			o[j] = r[k]
+		}
+		res[i] = o
+	}
+	return sql.RowsToRowIter(res...), nil
+}
