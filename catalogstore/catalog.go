@@ -18,7 +18,7 @@ type Options struct {
 	// Now is the clock; nil uses time.Now. Tests pin it.
 	Now func() time.Time
 	// AppendRetries bounds how often an append that lost a race is
-	// re-based on the new parent (default 20).
+	// re-based on the new parent (default 100).
 	AppendRetries int
 	// ManifestCacheEntries bounds the manifest cache (default 256).
 	ManifestCacheEntries int
@@ -60,7 +60,7 @@ func New(m meta.Store, b blob.Store, opts Options) *Catalog {
 		opts.Now = time.Now
 	}
 	if opts.AppendRetries <= 0 {
-		opts.AppendRetries = 20
+		opts.AppendRetries = 100
 	}
 	if opts.ManifestCacheEntries <= 0 {
 		opts.ManifestCacheEntries = 256
@@ -86,15 +86,16 @@ func (c *Catalog) SetHooks(h Hooks) { c.opts.Hooks = h }
 func (c *Catalog) now() time.Time { return c.opts.Now().UTC() }
 
 // audit writes one structured audit line for a catalog mutation.
-func (c *Catalog) audit(ctx context.Context, action, resource, ws, coll, name, author string) {
+// Extra attributes (an execution id, a reason) follow the fixed ones.
+func (c *Catalog) audit(ctx context.Context, action, resource, ws, coll, name, author string, extra ...slog.Attr) {
 	if c.opts.NoAudit {
 		return
 	}
-	c.log.LogAttrs(ctx, slog.LevelInfo, "audit",
+	c.log.LogAttrs(ctx, slog.LevelInfo, "audit", append([]slog.Attr{
 		slog.String("action", action), slog.String("resource", resource),
 		slog.String("workspace", ws), slog.String("collection", coll),
 		slog.String("name", name), slog.String("author", author),
-		slog.Time("time", c.now()))
+		slog.Time("time", c.now())}, extra...)...)
 }
 
 // Document paths (DESIGN.md "Document layout").

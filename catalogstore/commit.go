@@ -111,8 +111,14 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 			return snap, nil
 		}
 		var ce *CommitError
-		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) || !c.rebases(cm) || attempt >= c.opts.AppendRetries {
+		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) || !c.rebases(cm) {
 			return nil, err
+		}
+		if attempt >= c.opts.AppendRetries {
+			// Appends commute: running the same commit again is safe.
+			ce.Retry = Retryable
+			ce.Detail = fmt.Sprintf("still losing the race after %d re-bases; retry the statement", attempt)
+			return nil, ce
 		}
 		// Appends commute: re-read the new head and try again on it.
 		cur, derr := c.Dataset(ctx, id)

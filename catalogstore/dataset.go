@@ -49,6 +49,8 @@ type Dataset struct {
 	SourceTables []string `json:"source-tables,omitempty"`
 	SQL          string   `json:"sql,omitempty"`
 	StatementID  string   `json:"statement-id,omitempty"`
+	// Trigger count (sources) and refresh state (views): see MVState.
+	MVState
 	// CurrentRecords and CurrentFiles are the head snapshot's totals,
 	// copied here so metadata queries need no snapshot read.
 	CurrentRecords int64 `json:"current-records"`

@@ -28,14 +28,20 @@ func (c *Catalog) checkRename(ctx context.Context, ds *Dataset) error {
 }
 
 // checkDrop refuses dropping a dataset that a materialized view reads,
-// naming the view.
+// naming the view (found through the dataset's triggers, in any workspace,
+// or through source-tables in its own). Dropping a materialized view
+// removes every trigger it owns first, together with its document in one
+// transaction, so a raw DROP TABLE cannot strand triggers.
 func (c *Catalog) checkDrop(ctx context.Context, ds *Dataset) error {
-	readers, err := c.mvReaders(ctx, ds.Ident())
+	if ds.IsMaterializedView() {
+		return c.unregisterMaterializedView(ctx, ds)
+	}
+	readers, err := c.readersOf(ctx, ds.Ident())
 	if err != nil {
 		return err
 	}
 	if len(readers) > 0 {
-		return fmt.Errorf("%w: %s is read by materialized view %s; drop the view first", ErrNotSupported, ds.Ident().Short(), readers[0].Short())
+		return fmt.Errorf("%w: %s is read by materialized view %s; drop the view first", ErrNotSupported, ds.Ident().Short(), sourceName(ds.Ident(), readers[0]))
 	}
 	return nil
 }

@@ -186,6 +186,9 @@ func (c *Catalog) DropWorkspace(ctx context.Context, name, author string) error 
 			return fmt.Errorf("%w: collection %s.%s is locked by %s", ErrLocked, name, coll.Name, coll.LockedBy)
 		}
 	}
+	if err := c.dropWorkspaceMaterializedViews(ctx, name, colls, author); err != nil {
+		return err
+	}
 	for _, coll := range colls {
 		if err := c.DropCollection(ctx, name, coll.Name, author, true); err != nil {
 			return err

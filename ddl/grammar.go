@@ -64,6 +64,36 @@ var rules = []rule{
 		syntax:   "SHOW WORKSPACE PROPERTIES [[FOR] w]",
 		parse:    parseShowWorkspaceProperties,
 	},
+	{
+		keywords: []string{"CREATE", "MATERIALIZED", "VIEW"},
+		syntax:   "CREATE MATERIALIZED VIEW [IF NOT EXISTS] c.mv AS SELECT ...",
+		parse:    parseCreateMaterializedView(false),
+	},
+	{
+		keywords: []string{"CREATE", "OR", "REPLACE", "MATERIALIZED", "VIEW"},
+		syntax:   "CREATE OR REPLACE MATERIALIZED VIEW c.mv AS SELECT ...",
+		parse:    parseCreateMaterializedView(true),
+	},
+	{
+		keywords: []string{"REFRESH", "MATERIALIZED", "VIEW"},
+		syntax:   "REFRESH MATERIALIZED VIEW c.mv",
+		parse:    parseRefreshMaterializedView,
+	},
+	{
+		keywords: []string{"DROP", "MATERIALIZED", "VIEW"},
+		syntax:   "DROP MATERIALIZED VIEW [IF EXISTS] c.mv",
+		parse:    parseDropMaterializedView,
+	},
+	{
+		keywords: []string{"SHOW", "MATERIALIZED", "VIEWS"},
+		syntax:   "SHOW MATERIALIZED VIEWS",
+		parse:    parseShowMaterializedViews,
+	},
+	{
+		keywords: []string{"SHOW", "TRIGGERS"},
+		syntax:   "SHOW TRIGGERS FOR c.ds",
+		parse:    parseShowTriggersFor,
+	},
 }
 
 // Workspace properties ALTER WORKSPACE can set (catalogstore's

@@ -70,6 +70,8 @@ type Engine struct {
 	close  []func() error
 	// created: Open created the configured workspace.
 	created bool
+	// jobs: materialized-view refresh queue and alerting (mv.go).
+	jobs *jobState
 }
 
 // Open opens the stores named by cfg and assembles the engine.
@@ -120,6 +122,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.
 	sql.GlobalParser = e.parser
+	if err := e.startMaterializedViews(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 

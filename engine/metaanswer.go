@@ -33,7 +33,7 @@ func answerFromManifest(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scop
 		if !ok || len(gb.GroupByExprs) > 0 {
 			return n, transform.SameTree, nil
 		}
-		t := baseTable(gb.Child)
+		t := baseTable(ctx, gb.Child)
 		if t == nil || len(t.Filters()) > 0 {
 			return n, transform.SameTree, nil
 		}
@@ -53,13 +53,18 @@ func answerFromManifest(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scop
 	})
 }
 
-// baseTable returns the lakesql table directly under n (through an alias).
-func baseTable(n sql.Node) *provider.Table {
+// baseTable returns the lakesql table directly under n (through an
+// alias), unless the session's transaction has staged writes on it: only
+// the row path merges those in.
+func baseTable(ctx *sql.Context, n sql.Node) *provider.Table {
 	switch x := n.(type) {
 	case *plan.TableAlias:
-		return baseTable(x.Child)
+		return baseTable(ctx, x.Child)
 	case *plan.ResolvedTable:
 		t, _ := x.Table.(*provider.Table)
+		if t != nil && t.HasStagedWrites(ctx) {
+			return nil
+		}
 		return t
 	}
 	return nil

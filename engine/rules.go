@@ -21,6 +21,7 @@ const (
 // newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
 func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
 	return analyzer.NewBuilder(p).
+		AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).

@@ -60,6 +60,26 @@ var scripts = []scriptTest{
 		},
 	},
 	{
+		name: "a transaction reads its own writes",
+		setup: []string{
+			"CREATE DATABASE d",
+			"USE d",
+			"CREATE TABLE t (a INT, s VARCHAR(10))",
+			"INSERT INTO t VALUES (1, 'x')",
+			"BEGIN",
+			"INSERT INTO t VALUES (2, 'y')",
+			"INSERT INTO t VALUES (3, 'z')",
+		},
+		checks: []check{
+			{query: "SELECT a FROM t", want: []string{"1", "2", "3"}},
+			{query: "SELECT COUNT(*), MAX(a), SUM(a) FROM t", want: []string{"3|3|6"}},
+			{query: "SELECT s, COUNT(*) FROM t WHERE a > 1 GROUP BY s", want: []string{"y|1", "z|1"}},
+			{query: "SELECT a FROM t WHERE s LIKE 'y%'", want: []string{"2"}},
+			{query: "ROLLBACK", want: nil},
+			{query: "SELECT COUNT(*) FROM t", want: []string{"1"}},
+		},
+	},
+	{
 		name: "ctas insert-select truncate rename",
 		setup: []string{
 			"CREATE DATABASE d",

@@ -11,6 +11,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/ddl"
 	"github.com/lakesql/lakesql/provider"
+	"github.com/lakesql/lakesql/sqlerr"
 )
 
 // Session is one client's session: GMS's base session plus the current
@@ -108,7 +109,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		s.writes.Rollback()
 		return fmt.Errorf("%w: cannot write in a READ ONLY transaction", catalogstore.ErrNotSupported)
 	}
-	return s.writes.Commit(ctx, s.Author())
+	return sqlerr.Wrap(s.writes.Commit(ctx, s.Author()))
 }
 
 // Rollback implements sql.TransactionSession.

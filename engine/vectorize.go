@@ -37,7 +37,7 @@ func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.S
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		v, ok := vectorAggFor(gb)
+		v, ok := vectorAggFor(ctx, gb)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
@@ -47,14 +47,14 @@ func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.S
 }
 
 // vectorAggFor compiles gb, or reports false.
-func vectorAggFor(gb *plan.GroupBy) (*vectorAgg, bool) {
+func vectorAggFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorAgg, bool) {
 	child := gb.Child
 	var filters []sql.Expression
 	if f, ok := child.(*plan.Filter); ok {
 		filters = expression.SplitConjunction(f.Expression)
 		child = f.Child
 	}
-	t := baseTable(child)
+	t := baseTable(ctx, child)
 	if t == nil {
 		return nil, false
 	}

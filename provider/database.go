@@ -138,7 +138,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	if err != nil {
 		return sqlerr.Wrap(err)
 	}
-	return d.p.cat.RenameDataset(ctx, d.ident(oldName), d.ident(newName), sess.Author())
+	return sqlerr.Wrap(d.p.cat.RenameDataset(ctx, d.ident(oldName), d.ident(newName), sess.Author()))
 }
 
 // CreateView implements sql.ViewDatabase.

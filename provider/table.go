@@ -143,22 +143,34 @@ func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
 // PartitionRows implements sql.Table: plan from the manifest, prune, and
 // read the files in parallel. Closing the iterator stops the readers.
 func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
-	if t.snapshot == 0 {
-		return sql.RowsToRowIter(), nil
+	// An open transaction reads its own staged writes.
+	truncated, staged := false, []sql.Row(nil)
+	if sess, err := sessionOf(ctx); err == nil && !t.asOf {
+		truncated, staged, err = sess.Writes().pendingRows(ctx, t, t.fieldIDs())
+		if err != nil {
+			return nil, sqlerr.Wrap(err)
+		}
+	}
+	if t.snapshot == 0 || truncated {
+		return sql.RowsToRowIter(staged...), nil
 	}
 	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
 	files = scan.Prune(files, t.ds.Specs, scan.Predicates(t.schema, t.filters))
-	return scan.NewRowIter(ctx, scan.Request{
+	it := scan.NewRowIter(ctx, scan.Request{
 		Store:    t.db.p.cat.Blob(),
 		Files:    files,
 		Schema:   t.schema,
 		FieldIDs: t.fieldIDs(),
 		Cache:    t.db.p.cache,
 		Filters:  t.filters,
-	}), nil
+	})
+	if len(staged) == 0 {
+		return it, nil
+	}
+	return scan.ConcatIter(it, staged), nil
 }
 
 // RowCount implements sql.StatisticsTable from the dataset document.
@@ -361,3 +373,14 @@ func (t *Table) IndexedAccess(*sql.Context, sql.IndexLookup) sql.IndexedTable { 
 
 // PreciseMatch implements sql.IndexAddressable.
 func (t *Table) PreciseMatch() bool { return false }
+
+// HasStagedWrites reports whether the session's open transaction has
+// staged writes on this table, which only PartitionRows merges in: plan
+// rewrites that answer from files alone must not apply then.
+func (t *Table) HasStagedWrites(ctx *sql.Context) bool {
+	sess, err := sessionOf(ctx)
+	if err != nil {
+		return false
+	}
+	return sess.Writes().has(t)
+}

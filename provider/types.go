@@ -23,11 +23,26 @@ func SQLType(col schema.Column) sql.Type {
 	if col.SQLType != "" {
 		if t, err := planbuilder.ParseColumnTypeString(col.SQLType); err == nil {
 			if ct, _, err := CatalogType(t); err == nil && ct == col.Type {
-				return t
+				return withDefaultCollation(t)
 			}
 		}
 	}
 	return defaultSQLType(col.Type)
+}
+
+// withDefaultCollation gives a string type parsed from its text (which
+// leaves the collation unspecified) the server's default collation: GMS
+// compares and LIKE-matches only with a concrete one.
+func withDefaultCollation(t sql.Type) sql.Type {
+	st, ok := t.(sql.StringType)
+	if !ok || st.Collation() != sql.Collation_Unspecified {
+		return t
+	}
+	out, err := types.CreateString(st.Type(), st.MaxCharacterLength(), sql.Collation_Default)
+	if err != nil {
+		return t
+	}
+	return out
 }
 
 func defaultSQLType(t schema.Type) sql.Type {

@@ -16,6 +16,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
 )
@@ -518,3 +519,61 @@ func (f *failingEditor) Insert(*sql.Context, sql.Row) error          { return f.
 func (f *failingEditor) Delete(*sql.Context, sql.Row) error          { return f.err }
 func (f *failingEditor) Update(*sql.Context, sql.Row, sql.Row) error { return f.err }
 func (f *failingEditor) Close(*sql.Context) error                    { return nil }
+
+// pendingRows returns the rows t's open transaction has staged in
+// completed statements (read-your-writes), projected to fieldIDs, and
+// whether the transaction truncated t. Rows staged under another schema
+// version (an ALTER inside the transaction) are not visible. Staged deletes
+// are applied at commit only.
+func (w *WriteSet) pendingRows(ctx context.Context, t *Table, fieldIDs []int) (bool, []sql.Row, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p, ok := w.tables[t.ds.Ident().String()]
+	if !ok || p.t.ds.UUID != t.ds.UUID || p.t.schema.ID != t.schema.ID {
+		return false, nil, nil
+	}
+	cols := make([]int, len(fieldIDs))
+	types := make([]schema.Type, len(fieldIDs))
+	for i, id := range fieldIDs {
+		cols[i] = -1
+		for j, c := range p.t.schema.Columns {
+			if c.ID == id {
+				cols[i], types[i] = j, c.Type
+			}
+		}
+		if cols[i] < 0 {
+			return p.truncate, nil, nil
+		}
+	}
+	var out []sql.Row
+	if len(p.files) > 0 {
+		rows, err := scan.ReadAll(ctx, scan.Request{Store: t.db.p.cat.Blob(), Files: p.files, Schema: p.t.schema, FieldIDs: fieldIDs})
+		if err != nil {
+			return false, nil, err
+		}
+		out = append(out, rows...)
+	}
+	keys := make([]string, 0, len(p.records))
+	for k := range p.records {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, rec := range p.records[k].recs {
+			rows, err := scan.RecordRows(rec, cols, types)
+			if err != nil {
+				return false, nil, err
+			}
+			out = append(out, rows...)
+		}
+	}
+	return p.truncate, out, nil
+}
+
+// has reports whether anything is staged on t.
+func (w *WriteSet) has(t *Table) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.tables[t.ds.Ident().String()]
+	return ok
+}

@@ -223,3 +223,54 @@ func cacheKey(path string, schemaID int, ids []int) string {
 	}
 	return sb.String()
 }
+
+// RecordRows converts columns cols (indexes into rec) of a record to rows;
+// types are the columns' catalog types.
+func RecordRows(rec arrow.Record, cols []int, types []schema.Type) ([]sql.Row, error) {
+	n := int(rec.NumRows())
+	rows := make([]sql.Row, n)
+	vals := make([]any, n*len(cols))
+	for i := range rows {
+		rows[i] = sql.Row(vals[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)])
+	}
+	for j, c := range cols {
+		if err := fillColumn(rows, j, rec.Column(c), types[j]); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// ConcatIter returns the rows of it followed by extra.
+func ConcatIter(it sql.RowIter, extra []sql.Row) sql.RowIter {
+	return &concatIter{it: it, extra: extra}
+}
+
+type concatIter struct {
+	it    sql.RowIter
+	extra []sql.Row
+}
+
+func (c *concatIter) Next(ctx *sql.Context) (sql.Row, error) {
+	if c.it != nil {
+		r, err := c.it.Next(ctx)
+		if !errors.Is(err, io.EOF) {
+			return r, err
+		}
+		c.it.Close(ctx)
+		c.it = nil
+	}
+	if len(c.extra) == 0 {
+		return nil, io.EOF
+	}
+	r := c.extra[0]
+	c.extra = c.extra[1:]
+	return r, nil
+}
+
+func (c *concatIter) Close(ctx *sql.Context) error {
+	if c.it != nil {
+		return c.it.Close(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,640 @@
+package catalogstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lakesql/lakesql/catalogstore/meta"
+)
+
+// Errors of materialized views. They are caller errors: never alertable.
+var (
+	// ErrNotMaterializedView: a materialized-view statement named a
+	// dataset that is a plain table.
+	ErrNotMaterializedView = errors.New("not a materialized view")
+	// ErrRefreshDenied: the invoker of a refresh lacks SELECT on a source
+	// or INSERT on the view.
+	ErrRefreshDenied = errors.New("refresh denied")
+)
+
+// Refresh statuses, as last-refresh-status and `mv$refreshes` show them.
+const (
+	RefreshOK            = "ok"
+	RefreshFailed        = "failed"
+	RefreshDenied        = "denied"
+	RefreshEgressBlocked = "egress-blocked"
+)
+
+// RefreshStatusOf classifies a refresh error: denied, egress-blocked or
+// failed (nil is ok).
+func RefreshStatusOf(err error) string {
+	switch {
+	case err == nil:
+		return RefreshOK
+	case errors.Is(err, ErrEgressRestricted):
+		return RefreshEgressBlocked
+	case errors.Is(err, ErrRefreshDenied):
+		return RefreshDenied
+	default:
+		return RefreshFailed
+	}
+}
+
+// MVState is the trigger and materialized-view bookkeeping of a dataset
+// document, embedded in Dataset (its fields are top-level document
+// fields).
+type MVState struct {
+	// TriggerCount is the number of refresh triggers on this dataset (a
+	// source), kept by registration so a commit on a dataset without
+	// triggers reads nothing more.
+	TriggerCount int `json:"trigger-count,omitempty"`
+	// SQLWorkspace and SQLDatabase are the session's workspace and
+	// current database the view's SQL was written in; refreshes run it
+	// there.
+	SQLWorkspace string `json:"sql-workspace,omitempty"`
+	SQLDatabase  string `json:"sql-database,omitempty"`
+	// The last refresh (materialized views only).
+	LastRefreshStatus      string     `json:"last-refresh-status,omitempty"`
+	LastRefreshAt          *time.Time `json:"last-refresh-at,omitempty"`
+	LastRefreshExecutionID string     `json:"last-refresh-execution-id,omitempty"`
+	LastRefreshMessage     string     `json:"last-refresh-message,omitempty"`
+}
+
+// Sources returns the identifiers of a materialized view's source-tables
+// (relative names are in the view's workspace).
+func (d *Dataset) Sources() ([]Ident, error) {
+	out := make([]Ident, 0, len(d.SourceTables))
+	for _, s := range d.SourceTables {
+		id, err := ParseIdent(d.Workspace, s)
+		if err != nil {
+			return nil, fmt.Errorf("materialized view %s: source %q: %w", d.Ident().Short(), s, err)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// sourceName is how a view's source-tables lists src: collection.name in
+// the view's workspace, workspace.collection.name outside it.
+func sourceName(mv, src Ident) string {
+	if src.Workspace == mv.Workspace {
+		return src.Short()
+	}
+	return src.String()
+}
+
+// MaterializedViewSpec is what registering a materialized view records.
+type MaterializedViewSpec struct {
+	// SQL is the defining SELECT, as written.
+	SQL string
+	// Sources are the datasets the planned SELECT reads.
+	Sources []Ident
+	Comment string
+	// SQLWorkspace and SQLDatabase: where SQL's relative names resolve.
+	SQLWorkspace string
+	SQLDatabase  string
+	// History are earlier versions of the SQL to keep (CREATE OR REPLACE
+	// carries the replaced view's statements over).
+	History []Statement
+	// SourceSnapshots are the sources' snapshots when the view was filled
+	// (read before its CTAS, so a commit racing it shows as staleness).
+	// Registration records the fill as the view's first refresh, trigger
+	// "create".
+	SourceSnapshots map[Ident]int64
+}
+
+// CheckMaterializedView validates a registration before anything is
+// written: the view reads at least one dataset, every source exists and is
+// a plain dataset (no stacking), the view is not itself read by another
+// view, the transitive walk over source-tables finds no cycle, and egress
+// protection allows every source.
+func (c *Catalog) CheckMaterializedView(ctx context.Context, id Ident, sources []Ident) error {
+	if err := id.Check("materialized view"); err != nil {
+		return err
+	}
+	if len(sources) == 0 {
+		return fmt.Errorf("%w: materialized view %s must read at least one dataset", ErrNotSupported, id.Short())
+	}
+	if err := c.checkNoCycle(ctx, id, sources); err != nil {
+		return err
+	}
+	for _, s := range sources {
+		ds, err := c.Dataset(ctx, s)
+		if err != nil {
+			return fmt.Errorf("materialized view %s: source %s: %w", id.Short(), s.String(), err)
+		}
+		if ds.IsMaterializedView() {
+			return fmt.Errorf("%w: source %s of %s is itself a materialized view; materialized views do not stack (read its sources instead)",
+				ErrNotSupported, sourceName(id, s), id.Short())
+		}
+	}
+	readers, err := c.readersOf(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, r := range readers {
+		if r != id {
+			return fmt.Errorf("%w: %s is read by materialized view %s, so it cannot become a materialized view (they do not stack)",
+				ErrNotSupported, id.Short(), sourceName(id, r))
+		}
+	}
+	return EnforceEgress(ctx, c, sources, id.Workspace, "create materialized view "+id.String())
+}
+
+// maxMVDepth bounds the cycle walk.
+const maxMVDepth = 64
+
+// checkNoCycle walks source-tables transitively from sources and refuses
+// reaching id. The no-stacking rule makes a cycle impossible between
+// registrations made here; the walk is the backstop for documents written
+// before it or edited out of band.
+func (c *Catalog) checkNoCycle(ctx context.Context, id Ident, sources []Ident) error {
+	seen := map[Ident]bool{}
+	var walk func(cur Ident, path []string) error
+	walk = func(cur Ident, path []string) error {
+		path = append(path, cur.String())
+		if cur == id {
+			return fmt.Errorf("%w: materialized view %s would form a cycle: %s", ErrNotSupported, id.Short(), strings.Join(path, " -> "))
+		}
+		if seen[cur] || len(path) > maxMVDepth {
+			return nil
+		}
+		seen[cur] = true
+		ds, err := c.Dataset(ctx, cur)
+		if errors.Is(err, ErrDatasetNotFound) {
+			return nil // existence is checked by the caller
+		}
+		if err != nil {
+			return err
+		}
+		next, err := ds.Sources()
+		if err != nil {
+			return err
+		}
+		for _, n := range next {
+			if err := walk(n, path); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, s := range sources {
+		if err := walk(s, []string{id.String()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readersOf returns the materialized views reading id: those that
+// registered a trigger on it (any workspace), and those of its workspace
+// listing it in source-tables (the backstop for a missing trigger).
+func (c *Catalog) readersOf(ctx context.Context, id Ident) ([]Ident, error) {
+	out, err := c.triggerReaders(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	scan, err := c.mvReaders(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range scan {
+		if !containsIdent(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// RegisterMaterializedView turns the dataset id, already created and
+// filled (CREATE MATERIALIZED VIEW runs as a CTAS first), into a
+// materialized view: dataset-type, source-tables and a new statement
+// version on the view, and one trigger document per source, all in one
+// metastore transaction, so there is never a trigger without its view nor a
+// view without its triggers.
+func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author string, spec MaterializedViewSpec) (*Dataset, error) {
+	sources := dedupe(spec.Sources)
+	if err := c.CheckMaterializedView(ctx, id, sources); err != nil {
+		return nil, err
+	}
+	now := c.now()
+	stmt := Statement{ID: uuid.NewString(), SQL: spec.SQL, Author: author, CreatedAt: now}
+	var out *Dataset
+	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		d, err := tx.Get(datasetPath(id))
+		if errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+		} else if err != nil {
+			return err
+		}
+		ds, err := decodeDataset(d, id)
+		if err != nil {
+			return err
+		}
+		if ds.IsMaterializedView() {
+			return fmt.Errorf("%w: %s is already a materialized view", ErrDatasetExists, id.Short())
+		}
+		// Reads first: every source, and its triggers for the count.
+		counts := make([]int, len(sources))
+		current := make([]int64, len(sources))
+		for i, s := range sources {
+			sd, err := tx.Get(datasetPath(s))
+			if errors.Is(err, meta.ErrNotFound) {
+				return fmt.Errorf("materialized view %s: source %s: %w", id.Short(), s.String(), ErrDatasetNotFound)
+			} else if err != nil {
+				return err
+			}
+			src, err := decodeDataset(sd, s)
+			if err != nil {
+				return err
+			}
+			if src.IsMaterializedView() {
+				return fmt.Errorf("%w: source %s of %s is itself a materialized view; materialized views do not stack",
+					ErrNotSupported, sourceName(id, s), id.Short())
+			}
+			current[i] = src.CurrentSnapshotID
+			trigs, err := tx.List(triggersColl(s))
+			if err != nil {
+				return err
+			}
+			name := TriggerName(s, id)
+			for _, t := range trigs {
+				if t.ID() != name {
+					counts[i]++
+				}
+			}
+		}
+		names := make([]string, len(sources))
+		snaps := map[string]int64{}
+		for i, s := range sources {
+			names[i] = sourceName(id, s)
+			snaps[names[i]] = current[i]
+			if snap, ok := spec.SourceSnapshots[s]; ok {
+				snaps[names[i]] = snap
+			}
+		}
+		fill := Refresh{ExecutionID: NewExecutionID(), Status: RefreshOK, Trigger: "create", Author: author,
+			StartedAt: now, FinishedAt: now, SourceSnapshots: snaps, SnapshotID: ds.CurrentSnapshotID,
+			Records: ds.CurrentRecords, StatementID: stmt.ID}
+		fillData, err := meta.Encode(fill)
+		if err != nil {
+			return err
+		}
+		ds.Type, ds.SourceTables, ds.SQL, ds.StatementID = TypeMaterializedView, names, spec.SQL, stmt.ID
+		ds.SQLWorkspace, ds.SQLDatabase, ds.UpdatedAt = spec.SQLWorkspace, spec.SQLDatabase, now
+		ds.LastRefreshStatus, ds.LastRefreshAt, ds.LastRefreshExecutionID, ds.LastRefreshMessage = RefreshOK, &now, fill.ExecutionID, ""
+		if spec.Comment != "" {
+			ds.Comment = spec.Comment
+		}
+		data, err := meta.Encode(ds)
+		if err != nil {
+			return err
+		}
+		if err := tx.Set(datasetPath(id), data); err != nil {
+			return err
+		}
+		if err := tx.Set(meta.Join(datasetPath(id), "refreshes", fill.ExecutionID), fillData); err != nil {
+			return err
+		}
+		for _, h := range append(append([]Statement(nil), spec.History...), stmt) {
+			sd, err := meta.Encode(h)
+			if err != nil {
+				return err
+			}
+			if err := tx.Set(meta.Join(datasetPath(id), "statement", h.ID), sd); err != nil {
+				return err
+			}
+		}
+		for i, s := range sources {
+			name := TriggerName(s, id)
+			td, err := meta.Encode(Trigger{
+				Name: name, Kind: TriggerKindRefresh, Source: s.String(), TargetView: id.String(),
+				StatementID: stmt.ID, Author: author, CreatedAt: now,
+			})
+			if err != nil {
+				return err
+			}
+			if err := tx.Set(triggerPath(s, name), td); err != nil {
+				return err
+			}
+			if err := tx.Merge(datasetPath(s), map[string]any{"trigger-count": int64(counts[i] + 1)}); err != nil {
+				return err
+			}
+		}
+		out = ds
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("register materialized view %s: %w", id.Short(), err)
+	}
+	c.audit(ctx, "create", "materialized_view", id.Workspace, id.Collection, id.Name, author,
+		slog.String("statement_id", stmt.ID), slog.String("sources", strings.Join(out.SourceTables, ",")))
+	return out, nil
+}
+
+func dedupe(ids []Ident) []Ident {
+	var out []Ident
+	for _, id := range ids {
+		if !containsIdent(out, id) {
+			out = append(out, id)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// MaterializedView loads a materialized view. ErrDatasetNotFound;
+// ErrNotMaterializedView for a plain table.
+func (c *Catalog) MaterializedView(ctx context.Context, id Ident) (*Dataset, error) {
+	ds, err := c.Dataset(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ds.IsMaterializedView() {
+		return nil, fmt.Errorf("%w: %s is a table", ErrNotMaterializedView, id.Short())
+	}
+	return ds, nil
+}
+
+// ListMaterializedViews returns the materialized views of a collection,
+// sorted by name.
+func (c *Catalog) ListMaterializedViews(ctx context.Context, ws, coll string) ([]Dataset, error) {
+	dss, err := c.ListDatasets(ctx, ws, coll)
+	if err != nil {
+		return nil, err
+	}
+	out := dss[:0]
+	for _, d := range dss {
+		if d.IsMaterializedView() {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// MaterializedViewStatements lists the SQL versions of a materialized
+// view, oldest first.
+func (c *Catalog) MaterializedViewStatements(ctx context.Context, id Ident) ([]Statement, error) {
+	docs, err := c.meta.List(ctx, meta.Join(datasetPath(id), "statement"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Statement, 0, len(docs))
+	for _, d := range docs {
+		var s Statement
+		if err := d.Decode(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	sortStatements(out)
+	return out, nil
+}
+
+// DropMaterializedView drops a materialized view: its triggers on every
+// source and its document in one transaction, then its sub-documents and
+// data. ErrDatasetNotFound, ErrNotMaterializedView, ErrLocked.
+func (c *Catalog) DropMaterializedView(ctx context.Context, id Ident, author string) error {
+	ds, err := c.MaterializedView(ctx, id)
+	if err != nil {
+		return err
+	}
+	if ds.LockedBy != "" {
+		return fmt.Errorf("%w: %s is locked by %s", ErrLocked, id.Short(), ds.LockedBy)
+	}
+	if err := c.unregisterMaterializedView(ctx, ds); err != nil {
+		return err
+	}
+	c.removeDatasetRest(ctx, ds)
+	c.audit(ctx, "drop", "materialized_view", id.Workspace, id.Collection, id.Name, author)
+	return nil
+}
+
+// removeDatasetRest deletes what is left of a dataset whose document is
+// gone: sub-documents, then data. Failures leave garbage, never a dataset.
+func (c *Catalog) removeDatasetRest(ctx context.Context, ds *Dataset) {
+	id := ds.Ident()
+	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
+		c.log.Warn("drop materialized view: sub-documents left", "dataset", id.String(), "err", err)
+	}
+	if err := c.deletePrefix(ctx, ds.Location+"/"); err != nil {
+		c.log.Warn("drop materialized view: data files left for cleanup", "dataset", id.String(), "err", err)
+	}
+}
+
+// unregisterMaterializedView removes the view's trigger from every source
+// (adjusting their trigger-count) and deletes the view's document, in one
+// transaction: a raw DROP TABLE on a view cannot strand triggers.
+func (c *Catalog) unregisterMaterializedView(ctx context.Context, ds *Dataset) error {
+	id := ds.Ident()
+	sources, err := ds.Sources()
+	if err != nil {
+		return err
+	}
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		d, err := tx.Get(datasetPath(id))
+		if errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+		} else if err != nil {
+			return err
+		}
+		cur, err := decodeDataset(d, id)
+		if err != nil {
+			return err
+		}
+		if cur.UUID != ds.UUID {
+			return fmt.Errorf("%w: %s was recreated meanwhile", ErrCommitConflict, id.Short())
+		}
+		remaining := make([]int, len(sources))
+		exists := make([]bool, len(sources))
+		for i, s := range sources {
+			if _, err := tx.Get(datasetPath(s)); err == nil {
+				exists[i] = true
+			} else if !errors.Is(err, meta.ErrNotFound) {
+				return err
+			}
+			trigs, err := tx.List(triggersColl(s))
+			if err != nil {
+				return err
+			}
+			for _, t := range trigs {
+				if t.ID() != TriggerName(s, id) {
+					remaining[i]++
+				}
+			}
+		}
+		for i, s := range sources {
+			if err := tx.Delete(triggerPath(s, TriggerName(s, id))); err != nil {
+				return err
+			}
+			if exists[i] {
+				if err := tx.Merge(datasetPath(s), map[string]any{"trigger-count": int64(remaining[i])}); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.Delete(datasetPath(id))
+	})
+	if err != nil {
+		return fmt.Errorf("drop materialized view %s: %w", id.Short(), err)
+	}
+	return nil
+}
+
+// dropWorkspaceMaterializedViews drops every materialized view of a
+// workspace, the first step of DROP WORKSPACE: afterwards no source of the
+// workspace is read by a view of it.
+func (c *Catalog) dropWorkspaceMaterializedViews(ctx context.Context, ws string, colls []Collection, author string) error {
+	for _, coll := range colls {
+		mvs, err := c.ListMaterializedViews(ctx, ws, coll.Name)
+		if err != nil {
+			return err
+		}
+		for _, mv := range mvs {
+			if err := c.DropMaterializedView(ctx, mv.Ident(), author); err != nil && !errors.Is(err, ErrDatasetNotFound) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Refresh is one refresh of a materialized view, successful or not: a
+// document {view}/refreshes/{execution-id}, which `mv$refreshes` lists.
+type Refresh struct {
+	ExecutionID string `json:"execution-id"`
+	Status      string `json:"status"`
+	// Trigger is the trigger that fired it, or "manual" (REFRESH
+	// MATERIALIZED VIEW).
+	Trigger    string    `json:"trigger"`
+	Author     string    `json:"author"`
+	StartedAt  time.Time `json:"started-at"`
+	FinishedAt time.Time `json:"finished-at"`
+	// SourceSnapshots are the snapshot ids of the sources the refresh
+	// read, by source name (as in source-tables).
+	SourceSnapshots map[string]int64 `json:"source-snapshots,omitempty"`
+	// SnapshotID is the view's snapshot the refresh committed (0 when it
+	// committed none).
+	SnapshotID  int64  `json:"snapshot-id,omitempty"`
+	Records     int64  `json:"records"`
+	StatementID string `json:"statement-id,omitempty"`
+	Message     string `json:"message,omitempty"`
+}
+
+// RecordRefresh stores a refresh and sets the view's last-refresh fields,
+// in one transaction. An ok refresh is audited as "refresh"; the others as
+// "refresh.<status>".
+func (c *Catalog) RecordRefresh(ctx context.Context, id Ident, r Refresh) error {
+	if r.ExecutionID == "" {
+		r.ExecutionID = NewExecutionID()
+	}
+	if r.FinishedAt.IsZero() {
+		r.FinishedAt = c.now()
+	}
+	if r.StartedAt.IsZero() {
+		r.StartedAt = r.FinishedAt
+	}
+	data, err := meta.Encode(r)
+	if err != nil {
+		return err
+	}
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		d, err := tx.Get(datasetPath(id))
+		if errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+		} else if err != nil {
+			return err
+		}
+		if t, _ := d.Data["dataset-type"].(string); t != TypeMaterializedView {
+			return fmt.Errorf("%w: %s is a table", ErrNotMaterializedView, id.Short())
+		}
+		if err := tx.Set(meta.Join(datasetPath(id), "refreshes", r.ExecutionID), data); err != nil {
+			return err
+		}
+		return tx.Merge(datasetPath(id), map[string]any{
+			"last-refresh-status":       r.Status,
+			"last-refresh-at":           r.FinishedAt.UTC().Format(time.RFC3339Nano),
+			"last-refresh-execution-id": r.ExecutionID,
+			"last-refresh-message":      r.Message,
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("record refresh of %s: %w", id.Short(), err)
+	}
+	action := "refresh"
+	if r.Status != RefreshOK {
+		action = "refresh." + strings.ReplaceAll(r.Status, "-", "_")
+	}
+	c.audit(ctx, action, "materialized_view", id.Workspace, id.Collection, id.Name, r.Author,
+		slog.String("execution_id", r.ExecutionID), slog.String("status", r.Status), slog.String("trigger", r.Trigger))
+	return nil
+}
+
+// RefreshRow is a refresh with its staleness, as `mv$refreshes` shows it.
+type RefreshRow struct {
+	Refresh
+	// Stale: a source has moved past the snapshot this refresh read.
+	Stale bool
+	// CommitsBehind sums, over the sources, how many snapshots each has
+	// taken since the snapshot this refresh read.
+	CommitsBehind int64
+}
+
+// Refreshes lists a materialized view's refreshes, oldest first, with
+// their staleness against the sources' current snapshots.
+func (c *Catalog) Refreshes(ctx context.Context, id Ident) ([]RefreshRow, error) {
+	mv, err := c.MaterializedView(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := c.meta.List(ctx, meta.Join(datasetPath(id), "refreshes"))
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]int64{}
+	sources, _ := mv.Sources()
+	for _, s := range sources {
+		if ds, err := c.Dataset(ctx, s); err == nil {
+			current[sourceName(id, s)] = ds.CurrentSnapshotID
+		}
+	}
+	out := make([]RefreshRow, 0, len(docs))
+	for _, d := range docs {
+		var r Refresh
+		if err := d.Decode(&r); err != nil {
+			return nil, err
+		}
+		row := RefreshRow{Refresh: r}
+		if len(r.SourceSnapshots) > 0 {
+			for name, cur := range current {
+				read, ok := r.SourceSnapshots[name]
+				if !ok || cur != read {
+					row.Stale = true
+				}
+				if ok && cur > read {
+					row.CommitsBehind += cur - read
+				}
+			}
+		} else {
+			row.Stale = true // nothing was read
+		}
+		out = append(out, row)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
+	return out, nil
+}
+
+// NewExecutionID returns a new, time-ordered execution id.
+func NewExecutionID() string {
+	if u, err := uuid.NewV7(); err == nil {
+		return u.String()
+	}
+	return uuid.NewString()
+}
