@@ -53,10 +53,10 @@ var table = []struct {
 	{catalogstore.ErrEgressRestricted, Code{mysql.ERSpecifiedAccessDenied, "42000"}},
 	{catalogstore.ErrUnknownProperty, Code{mysql.ERUnknownSystemVariable, "HY000"}},
 	{catalogstore.ErrBadValue, Code{mysql.ERWrongValueForVar, "42000"}},
-	{catalogstore.ErrSchema, Code{1846, "0A000"}}, // ER_ALTER_OPERATION_NOT_SUPPORTED
+	{catalogstore.ErrSchema, Code{1846, "0A000"}},              // ER_ALTER_OPERATION_NOT_SUPPORTED
 	{catalogstore.ErrNotMaterializedView, Code{1347, "HY000"}}, // ER_WRONG_OBJECT
-	{catalogstore.ErrRefreshDenied, Code{1142, "42000"}}, // ER_TABLEACCESS_DENIED_ERROR
-	{catalogstore.ErrJobNotFound, Code{1032, "HY000"}}, // ER_KEY_NOT_FOUND
+	{catalogstore.ErrRefreshDenied, Code{1142, "42000"}},       // ER_TABLEACCESS_DENIED_ERROR
+	{catalogstore.ErrJobNotFound, Code{1032, "HY000"}},         // ER_KEY_NOT_FOUND
 	{catalogstore.ErrNotSupported, Code{mysql.ERNotSupportedYet, "42000"}},
 	{schema.ErrUnsupportedType, Code{mysql.ERNotSupportedYet, "42000"}},
 	{schema.ErrBadColumn, Code{mysql.ERWrongColumnName, "42000"}},
