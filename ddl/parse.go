@@ -38,6 +38,7 @@ func NewParser(inner sql.Parser) *Parser {
 // ParseSimple implements sql.Parser: one statement, default options.
 func (p *Parser) ParseSimple(query string) (_ ast.Statement, err error) {
 	defer func() { err = sqlerr.Wrap(err) }()
+	query, _ = mysqlCompat(query, ast.ParserOptions{})
 	stmt, _, ok, err := recognizeOne(query, ast.ParserOptions{})
 	if ok {
 		if err != nil {
@@ -67,6 +68,7 @@ func (p *Parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statemen
 // holding more than one statement is a syntax error.
 func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (_ ast.Statement, _ string, _ string, rerr error) {
 	defer func() { rerr = sqlerr.Wrap(rerr) }()
+	query, _ = mysqlCompat(query, options)
 	s := sql.RemoveSpaceAndDelimiter(query, delimiter)
 	var (
 		stmt Statement

@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultCacheBytes is the default budget of decoded rows kept in memory.
-const DefaultCacheBytes = 256 << 20
+const DefaultCacheBytes = 64 << 20
 
 // Cache keeps decoded data files (as rows) by path and projection, least
 // recently used first out, within a byte budget. Data files are

@@ -1,0 +1,356 @@
+// Command bench benchmarks lakesql against DuckDB on the same Parquet
+// files (issue 7): it generates a TPC-H-lineitem-like table sorted by
+// l_shipdate and a small orders table, loads them through lakesql's own
+// write path (datafile.Write and one catalog append commit per table),
+// points DuckDB at the very data files the catalog lists, cross-checks
+// every query's answer between the engines (a mismatch fails the run),
+// then times interleaved rounds and reports per query the median time of
+// each engine, the median of the per-round ratios lakesql/DuckDB and the
+// peak memory; plus a planning benchmark that prunes a 100,000-file
+// manifest by a range.
+//
+//	cd bench && go run .                 # 600k rows, 24 files, 5 rounds
+//	cd bench && go run . -rows 60000     # smoke check
+//	cd bench && go run . -rows 6000000   # 6M rows
+//
+// It is its own Go module so that DuckDB's cgo never enters lakesql's
+// build.
+package main
+
+import (
+	"context"
+	dbsql "database/sql"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/lakesql/lakesql/engine"
+)
+
+type options struct {
+	rows, files, rounds int
+	dir, out, only      string
+	planFiles, planReps int
+	failFast            bool
+}
+
+// result holds one query's measurements.
+type result struct {
+	q                query
+	rows             int
+	err              string // a query error or a cross-check mismatch
+	mismatch         bool
+	lake, duck       []float64 // ms per round
+	ratio            []float64
+	lakeMem, duckMem memPeak
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.rows, "rows", 600_000, "lineitem rows (6000000 for the 6M run)")
+	flag.IntVar(&o.files, "files", 0, "lineitem data files (default 24, or rows/250000 when that is more)")
+	flag.IntVar(&o.rounds, "rounds", 5, "timed rounds after the warm-up")
+	flag.StringVar(&o.dir, "dir", "", "warehouse folder to load into and keep (reused when generated with the same -rows/-files); default a temporary folder")
+	flag.StringVar(&o.out, "out", "results.md", "markdown report to write (empty: none)")
+	flag.StringVar(&o.only, "q", "", "run only queries whose name contains this text")
+	flag.IntVar(&o.planFiles, "plan-files", 100_000, "files in the planning benchmark's manifest (0: skip it)")
+	flag.IntVar(&o.planReps, "plan-reps", 30, "repetitions of the planning benchmark")
+	flag.BoolVar(&o.failFast, "failfast", false, "stop at the first cross-check mismatch instead of timing the rest")
+	flag.Parse()
+	if o.files <= 0 {
+		o.files = max(24, o.rows/250_000)
+	}
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+var errMismatch = fmt.Errorf("lakesql and DuckDB disagree (see above)")
+
+func run(ctx context.Context, o options) error {
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	}
+	dir := o.dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "lakesql-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	e, err := engine.Open(ctx, engine.Config{Warehouse: dir, CreateDefaultWorkspace: true, NoAudit: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	t0 := time.Now()
+	li, ord, reused, err := load(ctx, e, dir, o.rows, o.files, logf)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	loadTime := time.Since(t0)
+	var liRecords, liBytes int64
+	for _, f := range li.files {
+		liRecords += f.RecordCount
+		liBytes += f.FileSize
+	}
+	conn := e.Connect("root")
+	defer conn.Close()
+	if err := conn.Exec(ctx, "USE "+benchCollection); err != nil {
+		return fmt.Errorf("lakesql: USE %s: %w", benchCollection, err)
+	}
+
+	db, err := dbsql.Open("duckdb", "")
+	if err != nil {
+		return fmt.Errorf("duckdb: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for name, d := range map[string]dataset{"lineitem": li, "orders": ord} {
+		quoted := make([]string, len(d.paths))
+		for i, p := range d.paths {
+			quoted[i] = "'" + strings.ReplaceAll(p, "'", "''") + "'"
+		}
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet([%s])", name, strings.Join(quoted, ", "))); err != nil {
+			return fmt.Errorf("duckdb: %w", err)
+		}
+	}
+	var duckVersion string
+	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&duckVersion); err != nil {
+		return fmt.Errorf("duckdb: %w", err)
+	}
+	var duckCount int64
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM lineitem").Scan(&duckCount); err != nil {
+		return fmt.Errorf("duckdb: %w", err)
+	}
+	if duckCount != liRecords {
+		return fmt.Errorf("DuckDB counts %d rows in the data files, the manifest %d", duckCount, liRecords)
+	}
+	logf("lineitem: %d rows in %d files (%.1f MB); orders: %d rows; DuckDB %s; GOMAXPROCS %d",
+		liRecords, len(li.files), float64(liBytes)/(1<<20), ord.files[0].RecordCount, duckVersion, runtime.GOMAXPROCS(0))
+	// Give the generator's memory back so the peaks below are the queries'.
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	var results []*result
+	for _, q := range queries {
+		if o.only == "" || strings.Contains(strings.ToLower(q.Name), strings.ToLower(o.only)) {
+			results = append(results, &result{q: q})
+		}
+	}
+	// Warm-up: one run of each engine, whose answers are cross-checked.
+	mismatches := 0
+	for _, r := range results {
+		lrows, _, lerr := timeLake(ctx, conn, r.q.SQL)
+		drows, _, derr := timeDuck(ctx, db, r.q.SQL)
+		switch {
+		case derr != nil:
+			r.err = "duckdb: " + derr.Error()
+		case lerr != nil:
+			r.err = "lakesql: " + lerr.Error()
+		default:
+			r.rows = len(drows)
+			if d := diffResults(r.q, lrows, drows); d != "" {
+				r.err = "results differ"
+				r.mismatch = true
+				fmt.Fprintf(os.Stderr, "MISMATCH %s\n%s\n%s", r.q.Name, indent(r.q.SQL), d)
+			}
+		}
+		if r.err != "" {
+			mismatches++
+			if !r.mismatch {
+				fmt.Fprintf(os.Stderr, "FAILED %s: %s\n", r.q.Name, r.err)
+			}
+			if o.failFast {
+				return errMismatch
+			}
+		} else {
+			logf("%-26s %d rows, answers agree", r.q.Name, r.rows)
+		}
+	}
+	// Timed rounds, interleaved: each query runs on both engines before
+	// the next, and which engine goes first alternates by round.
+	for round := range o.rounds {
+		for _, r := range results {
+			if r.err != "" && !r.mismatch {
+				continue
+			}
+			var l, d float64
+			var lm, dm memPeak
+			var lerr, derr error
+			lakeRun := func() {
+				runtime.GC()
+				p := startProbe()
+				_, l, lerr = timeLake(ctx, conn, r.q.SQL)
+				lm = p.end()
+			}
+			duckRun := func() {
+				runtime.GC()
+				p := startProbe()
+				_, d, derr = timeDuck(ctx, db, r.q.SQL)
+				dm = p.end()
+			}
+			if round%2 == 0 {
+				lakeRun()
+				duckRun()
+			} else {
+				duckRun()
+				lakeRun()
+			}
+			if lerr != nil || derr != nil {
+				return fmt.Errorf("%s, round %d: lakesql: %v; duckdb: %v", r.q.Name, round+1, lerr, derr)
+			}
+			r.lake, r.duck = append(r.lake, l), append(r.duck, d)
+			r.ratio = append(r.ratio, l/d)
+			r.lakeMem, r.duckMem = r.lakeMem.max(lm), r.duckMem.max(dm)
+		}
+		logf("round %d/%d done", round+1, o.rounds)
+	}
+
+	var plan *planResult
+	if o.planFiles > 0 {
+		runtime.GC()
+		pr, err := planBench(o.planFiles, o.planReps)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "FAILED planning benchmark: %v\n", err)
+			mismatches++
+		}
+		plan = &pr
+	}
+
+	report := renderReport(o, results, plan, reportInfo{
+		rows: liRecords, files: len(li.files), bytes: liBytes, orders: ord.files[0].RecordCount,
+		duckVersion: duckVersion, load: loadTime, reused: reused,
+	})
+	fmt.Print(report)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
+			return err
+		}
+		logf("wrote %s", o.out)
+	}
+	if mismatches > 0 {
+		return fmt.Errorf("%d of %d checks failed: lakesql and DuckDB disagree or a query failed (see above)", mismatches, len(results)+1)
+	}
+	return nil
+}
+
+func timeLake(ctx context.Context, conn *engine.Conn, q string) ([][]any, float64, error) {
+	t0 := time.Now()
+	rs, err := conn.Query(ctx, q)
+	el := ms(time.Since(t0))
+	if err != nil {
+		return nil, el, err
+	}
+	if len(rs) == 0 {
+		return nil, el, fmt.Errorf("no result")
+	}
+	last := rs[len(rs)-1]
+	out := make([][]any, len(last.Rows))
+	for i, r := range last.Rows {
+		out[i] = r
+	}
+	return out, el, nil
+}
+
+func timeDuck(ctx context.Context, db *dbsql.DB, q string) ([][]any, float64, error) {
+	t0 := time.Now()
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, 0, err
+	}
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	return out, ms(time.Since(t0)), nil
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ") + "\n"
+}
+
+type reportInfo struct {
+	rows        int64
+	files       int
+	bytes       int64
+	orders      int64
+	duckVersion string
+	load        time.Duration
+	reused      bool
+}
+
+func renderReport(o options, results []*result, plan *planResult, info reportInfo) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# lakesql vs DuckDB\n\n")
+	load := "generated and loaded in " + info.load.Round(time.Millisecond).String()
+	if info.reused {
+		load = "reused from an earlier run's -dir"
+	}
+	fmt.Fprintf(&sb, "%s · lineitem %d rows in %d Parquet files (%.1f MB), orders %d rows, %s · %d rounds after a warm-up · GOMAXPROCS %d · DuckDB %s · %s/%s\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), info.rows, info.files, float64(info.bytes)/(1<<20), info.orders, load,
+		o.rounds, runtime.GOMAXPROCS(0), info.duckVersion, runtime.GOOS, runtime.GOARCH)
+	sb.WriteString("| query | rows | lakesql ms | DuckDB ms | lakesql/DuckDB | lakesql Go heap MB | lakesql Go sys MB | lakesql RSS MB | DuckDB RSS MB | check |\n")
+	sb.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	for _, r := range results {
+		check := "ok"
+		if r.err != "" {
+			check = "**" + r.err + "**"
+		}
+		if len(r.lake) == 0 {
+			fmt.Fprintf(&sb, "| %s | %d | – | – | – | – | – | – | – | %s |\n", r.q.Name, r.rows, check)
+			continue
+		}
+		fmt.Fprintf(&sb, "| %s | %d | %.1f | %.1f | %.2f | %s | %s | %s | %s | %s |\n", r.q.Name, r.rows,
+			median(r.lake), median(r.duck), median(r.ratio),
+			mb(r.lakeMem.heap), mb(r.lakeMem.sys), mb(r.lakeMem.rss), mb(r.duckMem.rss), check)
+	}
+	sb.WriteString("\nTimes are medians over the rounds; the ratio is the median of the per-round ratios. " +
+		"Memory is the peak over the rounds: Go heap objects and Go runtime total (≈ MemStats.Sys) sampled every 2 ms, " +
+		"and the process's peak RSS (VmHWM")
+	if hwmResettable {
+		sb.WriteString(", reset before each run")
+	} else {
+		sb.WriteString(", since the process started: /proc/self/clear_refs was not writable")
+	}
+	sb.WriteString("), which includes what the other engine keeps resident.\n")
+	if plan != nil {
+		fmt.Fprintf(&sb, "\nPlanning: a %d-file manifest (%.1f MB encoded, bounds on all 16 columns): manifest.Decode %.1f ms; "+
+			"scan.Predicates + scan.Prune by a one-month l_shipdate range %.2f ms (median of %d), keeping %d files (%d overlap the range).\n",
+			plan.files, float64(plan.manifestSize)/(1<<20), plan.decodeMS, plan.pruneMS, o.planReps, plan.kept, plan.want)
+	}
+	return sb.String()
+}
