@@ -76,3 +76,32 @@ func TestRun_Formats(t *testing.T) {
 		t.Fatalf("version: %q %v", out, err)
 	}
 }
+
+// TestRun_CompactAndFsck: many small INSERTs, then `lakesql compact`
+// leaves fewer files and the same rows; `lakesql fsck` finds nothing.
+func TestRun_CompactAndFsck(t *testing.T) {
+	wh := filepath.Join(t.TempDir(), "lake")
+	script := "CREATE DATABASE d; CREATE TABLE d.t (a INT);"
+	for i := 0; i < 6; i++ {
+		script += " INSERT INTO d.t VALUES (" + string(rune('0'+i)) + ");"
+	}
+	if _, stderr, err := runCLI(t, "", "--warehouse", wh, "-e", script); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	out, stderr, err := runCLI(t, "", "--warehouse", wh, "compact", "d.t", "--dry-run")
+	if err != nil || !strings.Contains(out, "6 input files") {
+		t.Fatalf("dry run: %q %v\n%s", out, err, stderr)
+	}
+	out, stderr, err = runCLI(t, "", "--warehouse", wh, "compact", "d.t")
+	if err != nil || !strings.Contains(out, "committed snapshot 7: 1 files, 6 records") {
+		t.Fatalf("compact: %q %v\n%s", out, err, stderr)
+	}
+	out, _, err = runCLI(t, "", "--warehouse", wh, "--format", "tsv", "-e", "SELECT SUM(a), COUNT(*) FROM d.t")
+	if err != nil || out != "SUM(a)\tCOUNT(*)\n15\t6\n" {
+		t.Fatalf("after compaction: %q %v", out, err)
+	}
+	out, _, err = runCLI(t, "", "--warehouse", wh, "fsck", "d.t")
+	if err != nil || !strings.Contains(out, "0 findings") {
+		t.Fatalf("fsck: %q %v", out, err)
+	}
+}
