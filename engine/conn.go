@@ -28,7 +28,14 @@ type Conn struct {
 	sess *Session
 }
 
-var connIDs atomic.Uint32
+// connIDs numbers embedded sessions from the top half of the id space, so
+// they never collide with the wire server's connection ids (counted from 1)
+// in the engine's process list.
+var connIDs = func() *atomic.Uint32 {
+	var n atomic.Uint32
+	n.Store(1 << 31)
+	return &n
+}()
 
 // Connect opens an embedded session as user, in the engine's configured
 // workspace.

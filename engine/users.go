@@ -28,7 +28,9 @@ const RootPasswordEnv = "LAKESQL_ROOT_PASSWORD"
 type metaPersister struct{ m meta.Store }
 
 func (p metaPersister) Persist(ctx *sql.Context, data []byte) error {
-	return p.m.Set(ctx, usersDoc, map[string]any{"data": base64.StdEncoding.EncodeToString(data)})
+	// The write must land whatever happens to the statement's context now:
+	// GMS has already applied the change in memory.
+	return p.m.Set(context.WithoutCancel(ctx), usersDoc, map[string]any{"data": base64.StdEncoding.EncodeToString(data)})
 }
 
 // setupUsers loads persisted users and decides who may connect: without

@@ -12,7 +12,8 @@ import (
 	"github.com/lakesql/lakesql/engine"
 )
 
-func dial(t *testing.T, e *engine.Engine, user, pass string) *sql.DB {
+// listen starts one server on e and returns its address.
+func listen(t *testing.T, e *engine.Engine) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -24,8 +25,13 @@ func dial(t *testing.T, e *engine.Engine, user, pass string) *sql.DB {
 	}
 	go srv.Start()
 	t.Cleanup(func() { srv.Close() })
+	return l.Addr().String()
+}
+
+func dial(t *testing.T, addr, user, pass string) *sql.DB {
+	t.Helper()
 	cfg := gomysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = user, pass, "tcp", l.Addr().String()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = user, pass, "tcp", addr
 	cfg.Timeout, cfg.ReadTimeout = 5*time.Second, 5*time.Second
 	h, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
@@ -49,10 +55,11 @@ func TestAuth_UsersPersistInTheMetastore(t *testing.T) {
 		return e
 	}
 	e := open()
-	if err := dial(t, e, "root", "wrong").Ping(); err == nil {
+	addr := listen(t, e)
+	if err := dial(t, addr, "root", "wrong").Ping(); err == nil {
 		t.Fatal("a wrong root password was accepted")
 	}
-	root := dial(t, e, "root", "s3cret")
+	root := dial(t, addr, "root", "s3cret")
 	if _, err := root.Exec("CREATE USER ada IDENTIFIED BY 'pw'"); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +70,7 @@ func TestAuth_UsersPersistInTheMetastore(t *testing.T) {
 
 	e2 := open()
 	defer e2.Close()
-	ada := dial(t, e2, "ada", "pw")
+	ada := dial(t, listen(t, e2), "ada", "pw")
 	var one int
 	if err := ada.QueryRow("SELECT 1").Scan(&one); err != nil || one != 1 {
 		t.Fatalf("persisted user cannot connect: %v", err)
