@@ -24,6 +24,7 @@ var mvScripts = []scriptTest{
 			{query: "SELECT COUNT(*) FROM mv WHERE s > 16", want: []string{"1"}},
 			{query: "SELECT operation FROM `mv$snapshots` ORDER BY snapshot_id", ordered: true, want: []string{"append", "truncate-and-add-files"}},
 			{query: "SHOW TABLES", want: []string{"mv", "src"}},
+			{query: "SELECT status, `trigger` FROM `mv$refreshes` ORDER BY refreshed_at", ordered: true, want: []string{"ok|create", "ok|refresh__d__mv"}},
 		},
 	},
 	{
@@ -75,6 +76,21 @@ var mvScripts = []scriptTest{
 			{query: "SHOW TRIGGERS FOR d.src", want: nil},
 			{query: "DROP TABLE src", want: nil},
 			{query: "SHOW TABLES", want: nil},
+		},
+	},
+	{
+		name: "a failed CREATE MATERIALIZED VIEW leaves nothing",
+		setup: []string{
+			"CREATE DATABASE d",
+			"USE d",
+			"CREATE TABLE src (k INT, s VARCHAR(10))",
+			"INSERT INTO src VALUES (1, '['), (2, 'x')",
+		},
+		checks: []check{
+			{query: "CREATE MATERIALIZED VIEW bad AS SELECT JSON_EXTRACT('{\"a\":1}', CONCAT('$', s)) AS j FROM src", wantErr: "1105 Invalid JSON path"},
+			{query: "SHOW TABLES", want: []string{"src"}},
+			{query: "SHOW TRIGGERS FOR src", want: nil},
+			{query: "RENAME TABLE src TO src2", want: nil},
 		},
 	},
 	{

@@ -97,7 +97,7 @@ func (q *InProcessQueue) Wait(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		q.mu.Lock()
-		for q.busy > 0 && !q.closed {
+		for q.busy > 0 {
 			q.idle.Wait()
 		}
 		q.mu.Unlock()
@@ -107,20 +107,38 @@ func (q *InProcessQueue) Wait(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		q.mu.Lock()
-		q.idle.Broadcast() // let the waiter goroutine re-check and exit eventually
-		q.mu.Unlock()
 		return ctx.Err()
 	}
 }
 
-// Close lets running jobs finish and stops the workers. Jobs still queued
-// stay pending in the metastore.
+// closeGrace bounds how long Close waits for queued and running jobs.
+const closeGrace = 30 * time.Second
+
+// Close refuses new jobs, lets the queued and running ones finish (for at
+// most closeGrace, so a REPL or `lakesql -e` exiting right after a commit
+// still refreshes), then stops the workers. A job cut off stays pending
+// (or running) in the metastore, for `lakesql worker`.
 func (q *InProcessQueue) Close() {
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
 	q.closed = true
-	q.idle.Broadcast()
 	q.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		q.mu.Lock()
+		for q.busy > 0 {
+			q.idle.Wait()
+		}
+		q.mu.Unlock()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(closeGrace):
+	}
 	q.cancel()
 	q.wg.Wait()
 }

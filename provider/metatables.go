@@ -106,6 +106,14 @@ func metaKindNames() string {
 // metadataTable resolves `t$kind` (snapshots, history, files, ...). asOf
 // is the AS OF value, if any. Metadata tables are hidden from SHOW TABLES.
 func (d *Database) metadataTable(ctx *sql.Context, base, kind string, asOf any) (sql.Table, bool, error) {
+	if strings.EqualFold(kind, "refreshes") && asOf == nil {
+		ds, ok, err := d.dataset(ctx, base)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		t, err := d.NewRefreshesTable(ds)
+		return t, err == nil, sqlerr.Wrap(err)
+	}
 	mk, ok := metaKinds[strings.ToLower(kind)]
 	if !ok {
 		return nil, false, sqlerr.Wrap(fmt.Errorf("%w: %s$%s is not a metadata table; the metadata tables of a table are %s",

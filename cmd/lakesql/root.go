@@ -122,6 +122,7 @@ It exits non-zero on the first error.`,
 	root.Flags().StringArrayVarP(&exec, "execute", "e", nil, "run these statements (separated by ;) and exit")
 	root.Flags().StringVar(&format, "format", "table", "output format: table, tsv, csv, json")
 	root.AddCommand(newServeCmd(g, stderr), newVersionCmd(stdout))
+	root.AddCommand(newWorkerCmd(g, stdout, stderr))
 	root.AddCommand(newCompactCmd(g, stdout, stderr), newFsckCmd(g, stdout, stderr))
 	return root
 }
