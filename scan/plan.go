@@ -277,6 +277,9 @@ func mightMatch(f *manifest.DataFile, preds []Predicate) bool {
 		return true
 	}
 	for _, p := range preds {
+		if (p.Type.Kind == schema.Float32 || p.Type.Kind == schema.Float64) && nanCount(f, p.FieldID) != 0 {
+			continue // GMS compares NaN as matching; bounds leave NaN out
+		}
 		st, ok := statsFor(f, p.FieldID, p.Type)
 		if !ok {
 			continue
@@ -286,4 +289,14 @@ func mightMatch(f *manifest.DataFile, preds []Predicate) bool {
 		}
 	}
 	return true
+}
+
+// nanCount is a file's NaN count for a field (-1: unknown).
+func nanCount(f *manifest.DataFile, fieldID int) int64 {
+	for i, id := range f.FieldIDs {
+		if id == fieldID && i < len(f.NaNCounts) {
+			return f.NaNCounts[i]
+		}
+	}
+	return -1
 }

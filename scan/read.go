@@ -118,7 +118,8 @@ func (it *rowIter) Close(*sql.Context) error {
 	return nil
 }
 
-// ReadAll reads every row of req into memory (for small rewrites).
+// ReadAll reads every row of req into memory (for small rewrites). req's
+// Filters must be empty: every row is returned.
 func ReadAll(ctx context.Context, req Request) ([]sql.Row, error) {
 	var out []sql.Row
 	for _, f := range req.Files {
@@ -140,23 +141,41 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 			return copyRows(rows), nil
 		}
 	}
-	rows, err := decodeFile(ctx, req, f)
+	rows, partial, err := decodeFile(ctx, req, f)
 	if err != nil {
 		return nil, err
 	}
-	if req.Cache != nil {
+	if req.Cache != nil && !partial {
 		req.Cache.put(key, rows, estimateRows(rows))
 		return copyRows(rows), nil
 	}
 	return rows, nil
 }
 
-func decodeFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row, error) {
+// decodeFile reads a file's rows, skipping row groups whose footer stats
+// rule out the pushed filters; partial reports that some were skipped (the
+// rows are then not the whole file, and are not cached).
+func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []sql.Row, partial bool, err error) {
 	r, err := datafile.Open(ctx, req.Store, f, req.Schema, req.FieldIDs)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", f.Path, err)
+		return nil, false, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer r.Close()
+	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
+		stats := r.RowGroupStats()
+		keep := keepRowGroups(stats, preds, predicateColumns(preds, req.FieldIDs))
+		if len(keep) < len(stats) {
+			if err := r.SelectRowGroups(keep); err != nil {
+				return nil, false, err
+			}
+			partial = true
+		}
+	}
+	rows, err = decodeRows(ctx, r, req, f)
+	return rows, partial, err
+}
+
+func decodeRows(ctx context.Context, r *datafile.Reader, req Request, f manifest.DataFile) ([]sql.Row, error) {
 	cols := make([]schema.Type, len(req.FieldIDs))
 	for i, id := range req.FieldIDs {
 		c, _ := req.Schema.ByID(id)

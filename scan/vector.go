@@ -263,40 +263,13 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 }
 
 // pruneRowGroups keeps the row groups whose footer stats may hold a
-// matching row. Float predicates never prune (GMS compares NaN, which
-// stats leave out, as equal to everything).
+// matching row.
 func (p *AggPlan) pruneRowGroups(stats []RowGroupStatsAlias) []int {
-	keep := make([]int, 0, len(stats))
-	for _, rg := range stats {
-		ok := true
-		for k, pr := range p.preds {
-			if pr.Type.Kind == schema.Float32 || pr.Type.Kind == schema.Float64 {
-				continue
-			}
-			cs := rg.Columns[p.vpreds[k].col]
-			st := colStats{nulls: cs.NullCount, values: rg.NumRows}
-			if cs.Missing {
-				st.nulls = rg.NumRows
-			}
-			if cs.Min != nil {
-				st.lower = domainValue(pr.Type, cs.Min)
-			}
-			if cs.Max != nil {
-				st.upper = domainValue(pr.Type, cs.Max)
-			}
-			if cs.NullCount < 0 {
-				st.values = -1
-			}
-			if !st.mightMatch(pr) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			keep = append(keep, rg.RowGroup)
-		}
+	cols := make([]int, len(p.preds))
+	for k := range p.preds {
+		cols[k] = p.vpreds[k].col
 	}
-	return keep
+	return keepRowGroups(stats, p.preds, cols)
 }
 
 // RowGroupStatsAlias names datafile's row-group stats here.
