@@ -16,7 +16,7 @@ build:
 # Firestore emulator and fake-gcs-server; see scripts/test-env.sh), SQL over
 # the embedded engine and the MySQL wire, and the conformance scripts.
 test: lint
-	scripts/test-env.sh $(GO) test -count=1 -timeout $(TIMEOUT) $(PKGS)
+	GO=$(GO) TIMEOUT=$(TIMEOUT) scripts/test-env.sh scripts/test.sh
 
 # Unit tests only, without starting emulators (tests that need one skip).
 unit:

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# make test: every package, then the conformance suite verbosely so its
+# per-file table and closing "N passed, N failed" line are printed.
+set -euo pipefail
+go=${GO:-go}
+timeout=${TIMEOUT:-25m}
+pkgs=$($go list ./... | grep -v '/conformance$')
+$go test -count=1 -timeout "$timeout" $pkgs
+$go test -count=1 -timeout "$timeout" -v ./conformance/ | grep -v -e '^=== RUN' -e '^=== PAUSE' -e '^=== CONT'
