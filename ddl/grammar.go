@@ -94,6 +94,21 @@ var rules = []rule{
 		syntax:   "SHOW TRIGGERS FOR c.ds",
 		parse:    parseShowTriggersFor,
 	},
+	{
+		keywords: []string{"CREATE", "TABLE"},
+		syntax:   "CREATE TABLE [IF NOT EXISTS] c.t (id BIGINT, ts DATETIME) PARTITIONED BY (day(ts), bucket(16, id))",
+		parse:    parseCreatePartitionedTable,
+	},
+	{
+		keywords: []string{"ALTER", "TABLE"},
+		syntax:   "ALTER TABLE c.t SET PARTITIONED BY (month(ts))",
+		parse:    parseAlterPartitioning,
+	},
+	{
+		keywords: []string{"OPTIMIZE"},
+		syntax:   "OPTIMIZE TABLE c.t",
+		parse:    parseOptimizeTable,
+	},
 }
 
 // Workspace properties ALTER WORKSPACE can set (catalogstore's
