@@ -72,6 +72,8 @@ type Engine struct {
 	created bool
 	// jobs: materialized-view refresh queue and alerting (mv.go).
 	jobs *jobState
+	// hydrator fills deferred statistics in the background.
+	hydrator *hydrator
 }
 
 // Open opens the stores named by cfg and assembles the engine.
@@ -122,6 +124,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.
 	sql.GlobalParser = e.parser
+	e.hydrator = startHydrator(e)
+	e.close = append(e.close, e.hydrator.close)
 	if err := e.startMaterializedViews(ctx); err != nil {
 		e.Close()
 		return nil, err

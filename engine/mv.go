@@ -101,7 +101,7 @@ func (e *Engine) startMaterializedViews(ctx context.Context) error {
 	js.alerter = rep
 	js.alertFn.Store(rep.Report)
 	e.cat.SetHooks(catalogstore.Hooks{
-		AfterCommit: e.cat.TriggerHook(currentQueue{js}, js.fire),
+		AfterCommit: chainCommitHooks(e.cat.TriggerHook(currentQueue{js}, js.fire), e.hydrator.afterCommit),
 		Alert: func(ctx context.Context, err error) {
 			js.alertFn.Load().(func(context.Context, error))(ctx, err)
 		},
