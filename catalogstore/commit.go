@@ -125,6 +125,12 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 		if derr != nil {
 			return nil, err
 		}
+		if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
+			// The files were split under the old spec: re-basing cannot
+			// fix that, the statement must be prepared again.
+			ce.Detail = fmt.Sprintf("partition spec changed from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, cur.Spec.ID)
+			return nil, ce
+		}
 		base = cur.CurrentSnapshotID
 		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
 		select {

@@ -215,5 +215,14 @@ func initVariables() {
 			Default: "",
 		}})
 	}
+	if _, _, ok := sql.SystemVariables.GetGlobal(provider.SysVarDeferredStats); !ok {
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+			Name:    provider.SysVarDeferredStats,
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic: true,
+			Type:    types.NewSystemBoolType(provider.SysVarDeferredStats),
+			Default: int8(0),
+		}})
+	}
 	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})
 }

@@ -76,3 +76,67 @@ func TestAddFilesDeferred_HydratedInBackground(t *testing.T) {
 		t.Fatal("add_files without keys accepted")
 	}
 }
+
+// TestInsertDeferredStats: with SET lakesql_deferred_stats = ON an INSERT
+// registers its file pending (the append snapshot's manifest has no
+// bounds), filtered reads return the rows at once (pending files are never
+// pruned), and the hydrator's statistics-refresh commit fills the stats.
+func TestInsertDeferredStats(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t)
+	conn := e.Connect("root")
+	if err := conn.Exec(ctx, "CREATE DATABASE d; CREATE TABLE d.t (id BIGINT, name VARCHAR(10))"); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Exec(ctx, "SET lakesql_deferred_stats = ON; INSERT INTO d.t VALUES (1, 'a'), (2, 'b'), (3, 'c')"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := conn.QueryOne(ctx, "SELECT name FROM d.t WHERE id = 2")
+	if err != nil || len(r.Rows) != 1 || r.Rows[0][0] != "b" {
+		t.Fatalf("pending file not read: %v %v", r.Rows, err)
+	}
+	id := catalogstore.Ident{Workspace: "main", Collection: "d", Name: "t"}
+	ds, err := e.Catalog().Dataset(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appended, _, err := e.Catalog().Files(ctx, ds, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(appended) != 1 || appended[0].StatsState != manifest.StatsPending || len(appended[0].LowerBounds) != 0 {
+		t.Fatalf("append with deferred stats registered %+v, want one pending file", appended)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cur, _ := e.Catalog().Dataset(ctx, id)
+		files, snap, err := e.Catalog().Files(ctx, cur, cur.CurrentSnapshotID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files[0].StatsState == manifest.StatsProvided {
+			if snap.Operation != catalogstore.OpStatisticsRefresh || snap.UserCreated {
+				t.Fatalf("hydrated by %s (user-created %v), want a housekeeping statistics-refresh", snap.Operation, snap.UserCreated)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stats still %s", files[0].StatsState)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Back OFF, the next append carries its stats at once.
+	if err := conn.Exec(ctx, "SET lakesql_deferred_stats = OFF; INSERT INTO d.t VALUES (4, 'd')"); err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := e.Catalog().Dataset(ctx, id)
+	files, _, err := e.Catalog().Files(ctx, cur, cur.CurrentSnapshotID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.StatsState != manifest.StatsProvided {
+			t.Fatalf("file %s is %s after SET lakesql_deferred_stats = OFF", f.Path, f.StatsState)
+		}
+	}
+}

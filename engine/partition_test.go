@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -76,5 +77,47 @@ func TestPartitionedInsert(t *testing.T) {
 	rs, err = conn.QueryOne(ctx, "SELECT v FROM d.events WHERE ts IS NULL")
 	if err != nil || len(rs.Rows) != 1 || rs.Rows[0][0] != "n" {
 		t.Fatalf("null partition: %v %v", rs.Rows, err)
+	}
+}
+
+// TestPartitionedInsert_SpecChangedBeforeCommit: a transaction splits its
+// rows under the spec current at its read snapshot; when another session
+// changes the spec before the COMMIT lands, the commit is refused (a
+// re-prepare conflict) and nothing of the transaction is committed.
+func TestPartitionedInsert_SpecChangedBeforeCommit(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t)
+	a, b := e.Connect("root"), e.Connect("root")
+	if err := a.Exec(ctx, "CREATE DATABASE d; CREATE TABLE d.t (k BIGINT, v VARCHAR(10)) PARTITIONED BY (k)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Exec(ctx, "INSERT INTO d.t VALUES (1, 'kept')"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Exec(ctx, "START TRANSACTION; INSERT INTO d.t VALUES (2, 'x'), (3, 'y')"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Exec(ctx, "ALTER TABLE d.t SET PARTITIONED BY (bucket(4, k))"); err != nil {
+		t.Fatal(err)
+	}
+	err := a.Exec(ctx, "COMMIT")
+	if code, msg := errCode(err); code != 1213 || !strings.Contains(msg, "partition spec changed") {
+		t.Fatalf("commit after a spec change: %v, want a 1213 commit conflict saying the spec changed", err)
+	}
+	_ = a.Exec(ctx, "ROLLBACK")
+	r, err := b.QueryOne(ctx, "SELECT k, v FROM d.t ORDER BY k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rows) != 1 || r.Rows[0][1] != "kept" {
+		t.Fatalf("rows after the refused commit: %v", r.Rows)
+	}
+	// Re-prepared under the new spec, the same insert lands.
+	if err := a.Exec(ctx, "INSERT INTO d.t VALUES (2, 'x'), (3, 'y')"); err != nil {
+		t.Fatal(err)
+	}
+	r, err = b.QueryOne(ctx, "SELECT COUNT(*) FROM d.t")
+	if err != nil || r.Rows[0][0] != int64(3) {
+		t.Fatalf("count after re-prepare: %v %v", r.Rows, err)
 	}
 }

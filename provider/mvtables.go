@@ -48,7 +48,7 @@ func (p *Provider) MaterializeRows(ctx *sql.Context, mv *catalogstore.Dataset, i
 		if rec.NumRows() == 0 {
 			return nil
 		}
-		f, err := writeFile(ctx, t, []arrow.Record{rec}, pt.values)
+		f, err := writeFile(ctx, t, []arrow.Record{rec}, pt.values, false)
 		if err != nil {
 			return err
 		}

@@ -45,6 +45,10 @@ type pending struct {
 	deletes  []sql.Row
 	stmt     *stmtState
 	parter   *partitioner // nil for an unpartitioned table
+	// noStats writes files with deferred statistics (pending until the
+	// hydrator reads their footers): the session's lakesql_deferred_stats
+	// as of the last statement that wrote rows.
+	noStats bool
 }
 
 // partRecords are the staged rows of one partition tuple.
@@ -177,13 +181,14 @@ func (p *pending) statement() *stmtState {
 	return p.stmt
 }
 
-func (w *WriteSet) insert(ctx context.Context, t *Table, row sql.Row) error {
+func (w *WriteSet) insert(ctx context.Context, t *Table, row sql.Row, noStats bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, err := w.get(t)
 	if err != nil {
 		return err
 	}
+	p.noStats = noStats
 	st := p.statement()
 	key, values := "", []*string(nil)
 	if p.parter != nil {
@@ -202,7 +207,7 @@ func (w *WriteSet) insert(ctx context.Context, t *Table, row sql.Row) error {
 	if pt.b.Len() >= flushRows {
 		rec := pt.b.Record()
 		defer rec.Release()
-		f, err := writeFile(ctx, p.t, []arrow.Record{rec}, pt.values)
+		f, err := writeFile(ctx, p.t, []arrow.Record{rec}, pt.values, p.noStats)
 		if err != nil {
 			return err
 		}
@@ -312,7 +317,7 @@ func (p *pending) commit(ctx context.Context, author string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		pr := p.records[k]
-		f, err := writeFile(ctx, p.t, pr.recs, pr.values)
+		f, err := writeFile(ctx, p.t, pr.recs, pr.values, p.noStats)
 		if err != nil {
 			return err
 		}
@@ -397,7 +402,7 @@ func (p *pending) applyDeletes(ctx context.Context) (removed []string, rewritten
 			}
 		}
 		rec := b.Record()
-		nf, err := writeFile(ctx, p.t, []arrow.Record{rec}, f.PartitionValues)
+		nf, err := writeFile(ctx, p.t, []arrow.Record{rec}, f.PartitionValues, p.noStats)
 		rec.Release()
 		b.Release()
 		if err != nil {
@@ -431,10 +436,11 @@ func rowKey(r sql.Row) string {
 
 // writeFile writes records as one data file under the dataset's location
 // (step 1 of the commit protocol: the file is not referenced until the
-// commit lands).
-func writeFile(ctx context.Context, t *Table, recs []arrow.Record, partValues []*string) (manifest.DataFile, error) {
+// commit lands). With noStats the file is registered pending: its stats
+// are filled later by the hydrator, and it is never pruned until then.
+func writeFile(ctx context.Context, t *Table, recs []arrow.Record, partValues []*string, noStats bool) (manifest.DataFile, error) {
 	key := fmt.Sprintf("%s/data/%s.parquet", t.ds.Location, uuid.NewString())
-	f, err := datafile.Write(ctx, t.db.p.cat.Blob(), key, t.schema, recs, datafile.WriteOptions{})
+	f, err := datafile.Write(ctx, t.db.p.cat.Blob(), key, t.schema, recs, datafile.WriteOptions{NoStats: noStats})
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("write data file for %s: %w", t.ds.Ident().Short(), err)
 	}
@@ -444,8 +450,9 @@ func writeFile(ctx context.Context, t *Table, recs []arrow.Record, partValues []
 
 // inserter stages rows for one INSERT statement.
 type inserter struct {
-	t *Table
-	w *WriteSet
+	t       *Table
+	w       *WriteSet
+	noStats bool
 }
 
 func newInserter(ctx *sql.Context, t *Table) sql.RowInserter {
@@ -456,7 +463,30 @@ func newInserter(ctx *sql.Context, t *Table) sql.RowInserter {
 	if err := t.checkWritable(); err != nil {
 		return &failingEditor{err: err}
 	}
-	return &inserter{t: t, w: sess.Writes()}
+	return &inserter{t: t, w: sess.Writes(), noStats: DeferredStats(ctx)}
+}
+
+// SysVarDeferredStats is the session variable that makes INSERTs register
+// their files with deferred statistics: SET lakesql_deferred_stats = ON.
+// Writes skip collecting nothing (Parquet footers always carry stats); the
+// manifest simply lists the files as pending until the background
+// hydrator fills them in, as CALL add_files(…, deferred) does.
+const SysVarDeferredStats = "lakesql_deferred_stats"
+
+// DeferredStats reports the session's lakesql_deferred_stats (false when
+// it is not registered).
+func DeferredStats(ctx *sql.Context) bool {
+	v, err := ctx.GetSessionVariable(ctx, SysVarDeferredStats)
+	if err != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case int8:
+		return x != 0
+	case bool:
+		return x
+	}
+	return false
 }
 
 func (i *inserter) StatementBegin(ctx *sql.Context) {
@@ -472,7 +502,7 @@ func (i *inserter) StatementComplete(*sql.Context) error {
 	return sqlerr.Wrap(i.w.complete(i.t))
 }
 func (i *inserter) Insert(ctx *sql.Context, row sql.Row) error {
-	return sqlerr.Wrap(i.w.insert(ctx, i.t, row))
+	return sqlerr.Wrap(i.w.insert(ctx, i.t, row, i.noStats))
 }
 func (i *inserter) Close(*sql.Context) error { return nil }
 
@@ -506,7 +536,7 @@ func (u *updater) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err := u.w.delete(u.t, old); err != nil {
 		return sqlerr.Wrap(err)
 	}
-	return sqlerr.Wrap(u.w.insert(ctx, u.t, new))
+	return sqlerr.Wrap(u.w.insert(ctx, u.t, new, u.noStats))
 }
 
 // failingEditor reports an error from every write.
