@@ -37,6 +37,9 @@ type Summary struct {
 	TotalFiles     int64 `json:"total-files"`
 	TotalRecords   int64 `json:"total-records"`
 	TotalBytes     int64 `json:"total-bytes"`
+	// AddedPending counts added files registered with deferred stats: a
+	// commit hook (the hydrator) acts only on commits that have some.
+	AddedPending int64 `json:"added-pending-files,omitempty"`
 }
 
 // Snapshot is a snapshot document: one committed state of a dataset.
@@ -299,6 +302,9 @@ func (c *Catalog) nextManifest(ds *Dataset, parent []manifest.DataFile, cm Commi
 		live = append(live, f)
 		sum.AddedFiles++
 		sum.AddedRecords += f.RecordCount
+		if f.StatsState == manifest.StatsPending {
+			sum.AddedPending++
+		}
 	}
 	sum.TotalFiles, sum.TotalRecords, sum.TotalBytes = manifest.Summary(live)
 	return live, sum, nextRowID, nil

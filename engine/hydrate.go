@@ -39,7 +39,7 @@ func startHydrator(e *Engine) *hydrator {
 // afterCommit is the catalog hook: queue datasets that may have gained
 // pending files.
 func (h *hydrator) afterCommit(_ context.Context, ds *catalogstore.Dataset, snap *catalogstore.Snapshot) {
-	if snap.Operation != catalogstore.OpAddFiles && snap.Operation != catalogstore.OpAppend {
+	if snap.Operation != catalogstore.OpAddFiles && snap.Operation != catalogstore.OpAppend || snap.Summary.AddedPending == 0 {
 		return
 	}
 	h.idle.Add(1)
@@ -70,7 +70,9 @@ func (h *hydrator) hydrate(ctx context.Context, id catalogstore.Ident) {
 	}
 	res, err := maintenance.HydrateStats(ctx, h.cat, ds, "lakesql-hydrator")
 	if err != nil {
-		h.e.log.Warn("statistics hydration failed; files stay pending", "dataset", id.String(), "err", err)
+		if ctx.Err() == nil { // not a shutdown
+			h.e.log.Warn("statistics hydration failed; files stay pending", "dataset", id.String(), "err", err)
+		}
 		return
 	}
 	if res.Failed > 0 {
