@@ -47,7 +47,7 @@ func topNTable(t *testing.T) *engine.Conn {
 				maybe(fmt.Sprint(rng.Intn(256)-128)),
 				maybe(fmt.Sprintf("%d.%03d", rng.Intn(20)-10, rng.Intn(4)*250)),
 				maybe([]string{"-0.0", "0", "1.5", "-2.25", "1e300", "-1e-300"}[rng.Intn(6)]),
-				maybe(fmt.Sprint(float32(rng.Intn(40)-20) / 8)),
+				maybe(fmt.Sprint(float32(rng.Intn(40)-20)/8)),
 				maybe(strs[rng.Intn(len(strs))]),
 				maybe(fmt.Sprintf("'%04d-%02d-%02d'", 1960+rng.Intn(4)*20, 1+rng.Intn(2), 1+rng.Intn(2))),
 				maybe(fmt.Sprintf("'%04d-01-01 00:00:%02d.%06d'", 1950+rng.Intn(3)*40, rng.Intn(3), rng.Intn(3))),
