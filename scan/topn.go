@@ -277,6 +277,7 @@ type topHeap struct {
 	p     *TopNPlan
 	k     int
 	items []*topItem
+	sel   []int32 // the worker's selection vector, reused
 }
 
 func (h *topHeap) full() bool { return len(h.items) >= h.k }
@@ -318,7 +319,7 @@ func (h *topHeap) replaceRoot(it *topItem) {
 
 // scanFile offers the rows of file fi passing the filters to h.
 func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.DataFile, fi int, h *topHeap) error {
-	r, err := datafile.Open(ctx, store, f, p.schema, p.fields)
+	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{BatchRows: batchRows(f, 64*1024)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
@@ -329,7 +330,6 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 	if err := r.SelectRowGroups(keep); err != nil {
 		return err
 	}
-	var sel []int32
 	cols := make([]keyCol, len(p.keys))
 	rgi, used := 0, int64(0) // the row group the next record is in, and its rows already read
 	for {
@@ -351,7 +351,10 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 		}
 		base := used
 		used += n
-		sel = sel[:0]
+		if int64(cap(h.sel)) < n {
+			h.sel = make([]int32, 0, n)
+		}
+		sel := h.sel[:0]
 		for i := range int32(n) {
 			sel = append(sel, i)
 		}
@@ -562,7 +565,8 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 			rgs = append(rgs, it.rg)
 		}
 	}
-	r, err := datafile.OpenWith(ctx, store, f, s, ids, datafile.ReadOptions{RowGroups: rgs})
+	// Small batches: decoding stops soon after the last winner.
+	r, err := datafile.OpenWith(ctx, store, f, s, ids, datafile.ReadOptions{RowGroups: rgs, BatchRows: batchRows(f, 8192)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
@@ -607,6 +611,12 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 		rec.Release()
 	}
 	return nil
+}
+
+// batchRows is the record size for reading f: at most limit, and no more
+// than the file holds (the decoder reserves a whole batch per record).
+func batchRows(f manifest.DataFile, limit int64) int64 {
+	return max(1, min(limit, f.RecordCount))
 }
 
 // keyCol reads sort key values from one record column.
