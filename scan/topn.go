@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -136,11 +137,13 @@ type TopNInput struct {
 // bounded heap over the key columns of the files it reads (skipping row
 // groups whose footer bounds of the first key cannot enter it), the heaps
 // are merged, and the remaining columns are read for the winners only. A
-// NaN sort key is ErrTopNRowPath.
-func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, error) {
+// NaN sort key is ErrTopNRowPath. Stats count the files and row groups
+// the first pass read.
+func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, error) {
+	st := Stats{Files: len(in.Files)}
 	k := p.limit + p.offset
 	if k == 0 {
-		return nil, nil
+		return nil, st, nil
 	}
 	files := Prune(in.Files, in.Specs, p.filter.preds)
 	par := in.Parallelism
@@ -150,10 +153,12 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, error) {
 	par = max(1, min(par, len(files)))
 	heaps := make([]*topHeap, par)
 	next := make(chan int)
+	order := p.scanOrder(files)
+	var th threshold
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(next)
-		for i := range files {
+		for _, i := range order {
 			select {
 			case next <- i:
 			case <-gctx.Done():
@@ -167,31 +172,39 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, error) {
 		heaps[w] = h
 		g.Go(func() error {
 			for i := range next {
-				if err := p.scanFile(gctx, in.Store, files[i], i, h); err != nil {
+				worst, known := th.get()
+				if b, ok := p.fileBounds(&files[i]); ok && !p.mayEnter(worst, known, b) {
+					continue
+				}
+				if err := p.scanFile(gctx, in.Store, files[i], i, h, &th); err != nil {
 					return err
 				}
+				p.offerThreshold(&th, h)
 			}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	var all []*topItem
 	for _, h := range heaps {
 		all = append(all, h.items...)
+		st.FilesRead += h.st.FilesRead
+		st.RowGroups += h.st.RowGroups
+		st.RowGroupsRead += h.st.RowGroupsRead
 	}
 	slices.SortFunc(all, p.cmpItems)
 	lo, hi := min(int(p.offset), len(all)), min(int(k), len(all))
 	win := all[lo:hi]
 	if err := p.fetch(ctx, in.Store, files, win, par); err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	rows := make([]sql.Row, len(win))
 	for i, it := range win {
 		rows[i] = it.vals
 	}
-	return rows, nil
+	return rows, st, nil
 }
 
 // topItem is a candidate row: its key values, where it is, and its
@@ -270,14 +283,19 @@ func nullOrder(k TopNKey) int {
 	return 1
 }
 
+// cmpKeyVals orders two first-key values.
+func (p *TopNPlan) cmpKeyVals(a, b keyVal) int {
+	return cmpKey(p.keys[0], p.types[p.keyCol[0]], &a, &b)
+}
+
 // topHeap keeps the k best candidates seen by one worker, the worst at
-// the root. A worker reads files in increasing order and rows in order,
-// so a new row that ties the worst comes later in scan order and loses.
+// the root.
 type topHeap struct {
 	p     *TopNPlan
 	k     int
 	items []*topItem
 	sel   []int32 // the worker's selection vector, reused
+	st    Stats   // what the worker read (Files unused)
 }
 
 func (h *topHeap) full() bool { return len(h.items) >= h.k }
@@ -318,7 +336,7 @@ func (h *topHeap) replaceRoot(it *topItem) {
 }
 
 // scanFile offers the rows of file fi passing the filters to h.
-func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.DataFile, fi int, h *topHeap) error {
+func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.DataFile, fi int, h *topHeap, th *threshold) error {
 	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{BatchRows: batchRows(f, 64*1024)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)
@@ -326,10 +344,20 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 	defer r.Close()
 	stats := r.RowGroupStats()
 	keep := p.filter.pruneRowGroups(stats)
-	keep = slices.DeleteFunc(keep, func(rg int) bool { return !p.mayEnter(h, stats[rg]) })
+	worst, known := th.get()
+	if h.full() && (!known || p.cmpKeyVals(h.items[0].keys[0], worst) < 0) {
+		worst, known = h.items[0].keys[0], true
+	}
+	t := p.types[p.keyCol[0]]
+	keep = slices.DeleteFunc(keep, func(rg int) bool {
+		return !p.mayEnter(worst, known, rowGroupBounds(t, stats[rg].Columns[p.keyCol[0]]))
+	})
 	if err := r.SelectRowGroups(keep); err != nil {
 		return err
 	}
+	h.st.FilesRead++
+	h.st.RowGroups += len(stats)
+	h.st.RowGroupsRead += len(keep)
 	cols := make([]keyCol, len(p.keys))
 	rgi, used := 0, int64(0) // the row group the next record is in, and its rows already read
 	for {
@@ -387,8 +415,14 @@ func (p *TopNPlan) offer(h *topHeap, rec arrow.Record, cols []keyCol, sel []int3
 		}
 	}
 	for _, i := range sel {
-		if h.full() && p.cmpRow(cols, int(i), h.items[0].keys) >= 0 {
-			continue
+		if h.full() {
+			// Files come in scan order or not (scanOrder): a tie on the
+			// keys goes to the row earlier in scan order.
+			root := h.items[0]
+			c := p.cmpRow(cols, int(i), root.keys)
+			if c > 0 || (c == 0 && !scanBefore(fi, rg, base+int64(i), root)) {
+				continue
+			}
 		}
 		it := &topItem{file: fi, rg: rg, row: base + int64(i), keys: make([]keyVal, len(cols))}
 		for j, c := range cols {
@@ -406,6 +440,18 @@ func (p *TopNPlan) offer(h *topHeap, rec arrow.Record, cols []keyCol, sel []int3
 		}
 	}
 	return nil
+}
+
+// scanBefore reports whether the row at (fi, rg, row) comes before it in
+// scan order.
+func scanBefore(fi, rg int, row int64, it *topItem) bool {
+	if fi != it.file {
+		return fi < it.file
+	}
+	if rg != it.rg {
+		return rg < it.rg
+	}
+	return row < it.row
 }
 
 // cmpRow orders row i of cols against key values.
@@ -456,38 +502,108 @@ func (p *TopNPlan) firstPassValues(rec arrow.Record, i int) (sql.Row, error) {
 	return vals, nil
 }
 
-// mayEnter reports whether a row group may hold a row that beats h's
-// worst candidate, by the footer bounds of the first key. Only integer,
-// decimal, date and timestamp keys are judged: float bounds leave NaN
-// out (which must reach the NaN check), string bounds may be absent.
-func (p *TopNPlan) mayEnter(h *topHeap, rg datafile.RowGroupStats) bool {
+// threshold is the tightest first-key value known to sort at or before
+// the k-th best row: the worst of any worker's full heap. Safe for
+// concurrent use.
+type threshold struct {
+	mu  sync.Mutex
+	set bool
+	v   keyVal
+}
+
+func (t *threshold) get() (keyVal, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.v, t.set
+}
+
+// offer tightens the threshold with the worst key of a full heap.
+func (p *TopNPlan) offerThreshold(t *threshold, h *topHeap) {
 	if !h.full() {
+		return
+	}
+	v := h.items[0].keys[0]
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.set || cmpKey(p.keys[0], p.types[p.keyCol[0]], &v, &t.v) < 0 {
+		t.v, t.set = v, true
+	}
+}
+
+// bounds are what footer or manifest statistics say of the first key in
+// a row group or file: lo and hi in the stats domain (nil: unknown).
+type bounds struct {
+	allNull bool
+	nulls   int64 // -1: unknown
+	lo, hi  any
+}
+
+func rowGroupBounds(t schema.Type, cs datafile.ColumnStats) bounds {
+	b := bounds{allNull: cs.Missing, nulls: cs.NullCount}
+	if cs.Min != nil {
+		b.lo = domainValue(t, cs.Min)
+	}
+	if cs.Max != nil {
+		b.hi = domainValue(t, cs.Max)
+	}
+	return b
+}
+
+// fileBounds reads the manifest's statistics of the first key, or false.
+func (p *TopNPlan) fileBounds(f *manifest.DataFile) (bounds, bool) {
+	if f.StatsState != "" && f.StatsState != manifest.StatsProvided {
+		return bounds{}, false
+	}
+	st, ok := statsFor(f, p.keys[0].FieldID, p.types[p.keyCol[0]])
+	if !ok {
+		return bounds{}, false
+	}
+	return bounds{
+		allNull: st.values > 0 && st.nulls == st.values,
+		nulls:   st.nulls,
+		lo:      st.lower,
+		hi:      st.upper,
+	}, true
+}
+
+// judged reports whether bounds of the first key may skip data: only
+// integer, decimal, date and timestamp keys (float bounds leave NaN out,
+// which must reach the NaN check; string bounds may be absent).
+func (p *TopNPlan) judged() bool {
+	switch p.types[p.keyCol[0]].Kind {
+	case schema.Int8, schema.Int16, schema.Int32, schema.Int64, schema.Uint8, schema.Uint16, schema.Uint32, schema.Uint64,
+		schema.Decimal, schema.Date, schema.Timestamp:
+		return true
+	}
+	return false
+}
+
+// mayEnter reports whether data with first-key bounds b may hold a row
+// that is not strictly after the threshold worst on the first key alone
+// (so might beat it on the other keys or scan order).
+func (p *TopNPlan) mayEnter(worst keyVal, known bool, b bounds) bool {
+	if !known || worst.null || !p.judged() {
 		return true
 	}
 	k, t := p.keys[0], p.types[p.keyCol[0]]
-	worst := h.items[0].keys[0]
-	if worst.null {
-		return true
-	}
-	cs := rg.Columns[p.keyCol[0]]
-	if cs.Missing {
+	if b.allNull {
 		return k.NullsFirst // all NULL: they win only if NULLs come first
 	}
-	if k.NullsFirst && cs.NullCount != 0 {
+	if k.NullsFirst && b.nulls != 0 {
 		return true
 	}
 	w, ok := keyDomain(t, worst)
 	if !ok {
 		return true
 	}
-	bound := cs.Min
+	bound := b.lo
 	if k.Desc {
-		bound = cs.Max
+		bound = b.hi
 	}
 	if bound == nil {
 		return true
 	}
-	c, ok := compare(domainValue(t, bound), w)
+	c, ok := compare(bound, w)
 	if !ok {
 		return true
 	}
@@ -495,6 +611,52 @@ func (p *TopNPlan) mayEnter(h *topHeap, rg datafile.RowGroupStats) bool {
 		return c >= 0 // the largest value is not below the worst
 	}
 	return c <= 0
+}
+
+// scanOrder orders the files to read most promising first: by the
+// manifest's best first-key bound (files without one first), so the
+// threshold tightens early and later files skip on their bounds alone.
+// Ties break on scan order, which the result never depends on.
+func (p *TopNPlan) scanOrder(files []manifest.DataFile) []int {
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	if !p.judged() {
+		return order
+	}
+	k := p.keys[0]
+	best := make([]any, len(files)) // nil: unknown, or NULLs that may come first
+	for i := range files {
+		b, ok := p.fileBounds(&files[i])
+		switch {
+		case !ok || (k.NullsFirst && b.nulls != 0):
+		case k.Desc:
+			best[i] = b.hi
+		default:
+			best[i] = b.lo
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		x, y := best[a], best[b]
+		switch {
+		case x == nil && y == nil:
+			return 0
+		case x == nil:
+			return -1
+		case y == nil:
+			return 1
+		}
+		c, ok := compare(x, y)
+		if !ok {
+			return 0
+		}
+		if k.Desc {
+			return -c
+		}
+		return c
+	})
+	return order
 }
 
 // keyDomain converts a key value to the stats comparison domain (see

@@ -141,16 +141,18 @@ func TestTopN_MatchesGMSSort(t *testing.T) {
 		keys          []TopNKey
 		out           []int
 		limit, offset int
+		skips         bool // the bounds must spare some row groups
 	}{
-		{"g", random, []TopNKey{{FieldID: 1, NullsFirst: true}}, []int{4, 1, 3}, 10, 0},
-		{"g desc", random, []TopNKey{{FieldID: 1, Desc: true}}, []int{1, 4}, 25, 0},
-		{"d desc, s", random, []TopNKey{{FieldID: 2, Desc: true}, {FieldID: 3, NullsFirst: true}}, []int{2, 3, 4}, 12, 5},
-		{"s, g desc", random, []TopNKey{{FieldID: 3, NullsFirst: true}, {FieldID: 1, Desc: true}}, []int{3, 1, 2, 4}, 30, 0},
-		{"all rows", random, []TopNKey{{FieldID: 2, NullsFirst: true}}, []int{2, 4}, 1000, 0},
-		{"past the end", random, []TopNKey{{FieldID: 2, NullsFirst: true}}, []int{2}, 10, 500},
-		{"sorted g", sorted, []TopNKey{{FieldID: 1, NullsFirst: true}}, []int{4, 1}, 8, 0},
-		{"sorted g desc", sorted, []TopNKey{{FieldID: 1, Desc: true}}, []int{4, 1, 3}, 8, 1},
-		{"sorted g desc, x", sorted, []TopNKey{{FieldID: 1, Desc: true}, {FieldID: 4, NullsFirst: true}}, []int{2}, 4, 0},
+		{"g", random, []TopNKey{{FieldID: 1, NullsFirst: true}}, []int{4, 1, 3}, 10, 0, false},
+		{"g desc", random, []TopNKey{{FieldID: 1, Desc: true}}, []int{1, 4}, 25, 0, false},
+		{"d desc, s", random, []TopNKey{{FieldID: 2, Desc: true}, {FieldID: 3, NullsFirst: true}}, []int{2, 3, 4}, 12, 5, false},
+		{"s, g desc", random, []TopNKey{{FieldID: 3, NullsFirst: true}, {FieldID: 1, Desc: true}}, []int{3, 1, 2, 4}, 30, 0, false},
+		{"all rows", random, []TopNKey{{FieldID: 2, NullsFirst: true}}, []int{2, 4}, 1000, 0, false},
+		{"past the end", random, []TopNKey{{FieldID: 2, NullsFirst: true}}, []int{2}, 10, 500, false},
+		{"sorted g", sorted, []TopNKey{{FieldID: 1, NullsFirst: true}}, []int{4, 1}, 8, 0, false},
+		{"sorted g desc", sorted, []TopNKey{{FieldID: 1, Desc: true}}, []int{4, 1, 3}, 8, 1, true},
+		{"sorted g desc, x", sorted, []TopNKey{{FieldID: 1, Desc: true}, {FieldID: 4, NullsFirst: true}}, []int{2}, 4, 0, true},
+		{"sorted g, x desc", sorted, []TopNKey{{FieldID: 1, NullsFirst: true}, {FieldID: 4, Desc: true}}, []int{4}, 5, 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, ok := CompileTopN(topNSchema, nil, c.keys, c.out, int64(c.limit), int64(c.offset))
@@ -158,9 +160,12 @@ func TestTopN_MatchesGMSSort(t *testing.T) {
 				t.Fatal("not compiled")
 			}
 			for _, par := range []int{1, 3} {
-				rows, err := p.Run(context.Background(), TopNInput{Store: store, Files: c.files, Parallelism: par})
+				rows, st, err := p.Run(context.Background(), TopNInput{Store: store, Files: c.files, Parallelism: par})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if c.skips && par == 1 && (st.FilesRead == st.Files && st.RowGroupsRead == st.RowGroups) {
+					t.Errorf("read every file and row group (%+v): the bounds spared nothing", st)
 				}
 				got, want := renderRows(rows), renderRows(referenceTopN(t, store, c.files, c.keys, c.out, c.limit, c.offset))
 				if got != want {
@@ -171,8 +176,8 @@ func TestTopN_MatchesGMSSort(t *testing.T) {
 	}
 }
 
-// TestTopN_MayEnter: with a full heap whose worst first key is 10, a row
-// group can be skipped only when its bounds put every row strictly after
+// TestTopN_MayEnter: with a threshold (the worst first key of a full
+// heap) of 10, a row group can be skipped only when its bounds put every row strictly after
 // 10 (NULLs count by where they sort).
 func TestTopN_MayEnter(t *testing.T) {
 	for _, c := range []struct {
@@ -196,10 +201,8 @@ func TestTopN_MayEnter(t *testing.T) {
 			if !ok {
 				t.Fatal("not compiled")
 			}
-			h := &topHeap{p: p, k: 1}
-			h.push(&topItem{keys: []keyVal{{i: 10}}})
-			rg := datafile.RowGroupStats{NumRows: 5, Columns: []datafile.ColumnStats{{FieldID: 1, NullCount: c.nulls, Min: c.min, Max: c.max}}}
-			if got := p.mayEnter(h, rg); got != c.want {
+			b := rowGroupBounds(topNSchema.Columns[0].Type, datafile.ColumnStats{FieldID: 1, NullCount: c.nulls, Min: c.min, Max: c.max})
+			if got := p.mayEnter(keyVal{i: 10}, true, b); got != c.want {
 				t.Errorf("mayEnter = %v, want %v", got, c.want)
 			}
 		})
@@ -228,7 +231,7 @@ func TestTopN_NaNKeyNeedsRowPath(t *testing.T) {
 	if !ok {
 		t.Fatal("not compiled")
 	}
-	if _, err := p.Run(ctx, TopNInput{Store: store, Files: []manifest.DataFile{f}}); !errors.Is(err, ErrTopNRowPath) {
+	if _, _, err := p.Run(ctx, TopNInput{Store: store, Files: []manifest.DataFile{f}}); !errors.Is(err, ErrTopNRowPath) {
 		t.Fatalf("err = %v, want ErrTopNRowPath", err)
 	}
 }
