@@ -25,8 +25,8 @@ import (
 //     vector kernels evaluate exactly, becomes a topNScan: a bounded heap
 //     per worker over the sort columns in scan, and the other columns
 //     read for the winners only;
-//   - a bare LIMIT n [OFFSET m] directly over the table tells the table
-//     to read no more than n+m rows.
+//   - a bare LIMIT n [OFFSET m] over the table (or over a Filter of it)
+//     tells the table that n+m rows are all the query reads.
 //
 // Anything else (an expression key, a string key that does not compare
 // byte-wise, a non-literal limit, SQL_CALC_FOUND_ROWS) is left as it is.
@@ -179,16 +179,19 @@ func sortsLikeStorage(t sql.Type, col schema.Column) bool {
 	return ok && st.Collation() == sql.Collation_utf8mb4_0900_bin
 }
 
-// limitTable tells the table under a bare Limit(Offset?(Table)) how many
-// rows the query reads at most.
+// limitTable tells the table under a bare Limit(Offset?(Filter?(Table)))
+// how many of its rows (of those passing the Filter) the query reads at
+// most, so its readers stop, or read lazily, instead of decoding ahead.
 func limitTable(ctx *sql.Context, l *plan.Limit) (sql.Node, transform.TreeIdentity, error) {
 	limit, offset, child, ok := limitOffset(l)
-	if !ok || limit > math.MaxInt64-offset {
+	if !ok || limit > math.MaxInt64-offset || limit+offset == 0 {
 		return l, transform.SameTree, nil
 	}
-	var alias *plan.TableAlias
+	if f, ok := child.(*plan.Filter); ok {
+		child = f.Child
+	}
 	if ta, ok := child.(*plan.TableAlias); ok {
-		alias, child = ta, ta.Child
+		child = ta.Child
 	}
 	rt, ok := child.(*plan.ResolvedTable)
 	if !ok {
@@ -198,23 +201,16 @@ func limitTable(ctx *sql.Context, l *plan.Limit) (sql.Node, transform.TreeIdenti
 	if !ok || t.Limit() > 0 {
 		return l, transform.SameTree, nil
 	}
-	var nn sql.Node
-	nn, err := rt.WithTable(t.WithLimit(limit + offset))
+	nt, err := rt.WithTable(t.WithLimit(limit + offset))
 	if err != nil {
 		return l, transform.SameTree, err
 	}
-	if alias != nil {
-		if nn, err = alias.WithChildren(nn); err != nil {
-			return l, transform.SameTree, err
+	return transform.Node(l, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if n == sql.Node(rt) {
+			return nt, transform.NewTree, nil
 		}
-	}
-	if o, ok := l.Child.(*plan.Offset); ok {
-		if nn, err = o.WithChildren(nn); err != nil {
-			return l, transform.SameTree, err
-		}
-	}
-	nl, err := l.WithChildren(nn)
-	return nl, transform.NewTree, err
+		return n, transform.SameTree, nil
+	})
 }
 
 // topNScan is an ORDER BY … LIMIT computed by scan's top-N. Its child is

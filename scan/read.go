@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,9 +33,11 @@ type Request struct {
 	// Filters are informational here (for row-group pruning by the
 	// reader); rows are not filtered by scan.
 	Filters []sql.Expression
-	// Limit, if positive, is the most rows the consumer reads: the
-	// iterator then reads files one at a time, a batch at a time, and
-	// stops after Limit rows.
+	// Limit, if positive, is the most rows the consumer reads of those
+	// passing Filters: the iterator then reads files one at a time, a
+	// batch at a time, in the consumer's goroutine. Without Filters it
+	// stops after Limit rows; with them it cannot count (it does not
+	// filter) and reads on until the consumer closes it.
 	Limit int64
 }
 
@@ -59,7 +62,11 @@ type rowIter struct {
 // rows in file order. Close stops the readers and waits for them.
 func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 	if req.Limit > 0 {
-		return &limitIter{req: req, left: req.Limit}
+		it := &limitIter{req: req, left: req.Limit, batch: min(max(req.Limit, 1024), 64*1024)}
+		if len(req.Filters) > 0 {
+			it.left, it.batch = math.MaxInt64, 4096
+		}
+		return it
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	par := req.Parallelism
@@ -132,16 +139,19 @@ func (it *rowIter) Close(*sql.Context) error {
 
 // limitIter serves a Request with a Limit: it reads in the consumer's
 // goroutine, one file and one batch at a time, and opens nothing once
-// Limit rows are out, so a bare LIMIT decodes about what it returns.
+// Limit rows are out, so a bare LIMIT decodes about what it returns. (A
+// LIMIT over a filter that passes few rows reads on one core: the price
+// of not decoding ahead.)
 type limitIter struct {
-	req  Request
-	left int64 // rows still to return
-	next int   // the next file to open
-	r    *datafile.Reader
-	path string
-	cols []schema.Type
-	cur  []sql.Row
-	pos  int
+	req   Request
+	left  int64 // rows still to return
+	batch int64 // rows per record read
+	next  int   // the next file to open
+	r     *datafile.Reader
+	path  string
+	cols  []schema.Type
+	cur   []sql.Row
+	pos   int
 }
 
 // Next implements sql.RowIter.
@@ -208,7 +218,7 @@ func (it *limitIter) open(ctx context.Context, f manifest.DataFile) error {
 			it.cols[i] = c.Type
 		}
 	}
-	batch := min(max(it.left, 1024), 64*1024)
+	batch := max(1, min(it.batch, f.RecordCount)) // the decoder reserves a whole batch
 	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{BatchRows: batch})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)

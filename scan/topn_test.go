@@ -305,6 +305,37 @@ func TestRowIter_LimitReadsOnlyWhatItReturns(t *testing.T) {
 	}
 }
 
+// TestRowIter_LimitWithFiltersDoesNotCap: with Filters the iterator cannot
+// count the rows the consumer keeps, so it returns every row it is asked
+// for.
+func TestRowIter_LimitWithFiltersDoesNotCap(t *testing.T) {
+	store, err := local.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := writeTopNFiles(t, store, "t", 3, 40, 7, false)
+	filter := expression.NewGreaterThanOrEqual(
+		expression.NewGetFieldWithTable(0, 1, types.Int64, "d", "t", "x", true),
+		expression.NewLiteral(int64(0), types.Int64))
+	it := NewRowIter(context.Background(), Request{Store: store, Files: files, Schema: topNSchema, FieldIDs: []int{4}, Filters: []sql.Expression{filter}, Limit: 5})
+	ctx := sql.NewEmptyContext()
+	defer it.Close(ctx)
+	n := 0
+	for {
+		_, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 120 {
+		t.Errorf("%d rows, want all 120", n)
+	}
+}
+
 // TestRowIter_CloseStopsReaders: closing the parallel iterator after one
 // row leaves no reader goroutine behind.
 func TestRowIter_CloseStopsReaders(t *testing.T) {
