@@ -133,12 +133,13 @@ type TopNInput struct {
 // Run returns the plan's rows, with the values and Go types the row path
 // (fillColumn) produces, ordered as GMS's stable sort orders the rows in
 // scan order (files in order, rows in file order): ties keep that order.
-// It prunes files and row groups by the filters, then each worker keeps a
-// bounded heap over the key columns of the files it reads (skipping row
-// groups whose footer bounds of the first key cannot enter it), the heaps
-// are merged, and the remaining columns are read for the winners only. A
-// NaN sort key is ErrTopNRowPath. Stats count the files and row groups
-// the first pass read.
+// It prunes files and row groups by the filters; workers then read the key
+// columns of the files, most promising first (scanOrder), each into a
+// bounded heap, skipping files and row groups whose first-key bounds
+// cannot beat the tightest heap threshold yet; the heaps are merged, and
+// the remaining columns are read for the winners only. A NaN sort key is
+// ErrTopNRowPath. Stats count the files and row groups the first pass
+// read.
 func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, error) {
 	st := Stats{Files: len(in.Files)}
 	k := p.limit + p.offset
@@ -151,40 +152,8 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 		par = runtime.GOMAXPROCS(0)
 	}
 	par = max(1, min(par, len(files)))
-	heaps := make([]*topHeap, par)
-	next := make(chan int)
-	order := p.scanOrder(files)
-	var th threshold
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(next)
-		for _, i := range order {
-			select {
-			case next <- i:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		return nil
-	})
-	for w := range heaps {
-		h := &topHeap{p: p, k: int(k)}
-		heaps[w] = h
-		g.Go(func() error {
-			for i := range next {
-				worst, known := th.get()
-				if b, ok := p.fileBounds(&files[i]); ok && !p.mayEnter(worst, known, b) {
-					continue
-				}
-				if err := p.scanFile(gctx, in.Store, files[i], i, h, &th); err != nil {
-					return err
-				}
-				p.offerThreshold(&th, h)
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	heaps, err := p.firstPass(ctx, in.Store, files, par, int(k))
+	if err != nil {
 		return nil, st, err
 	}
 	var all []*topItem
@@ -205,6 +174,43 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 		rows[i] = it.vals
 	}
 	return rows, st, nil
+}
+
+// firstPass runs par workers over files, each keeping its best k rows.
+func (p *TopNPlan) firstPass(ctx context.Context, store blob.Store, files []manifest.DataFile, par, k int) ([]*topHeap, error) {
+	heaps := make([]*topHeap, par)
+	next := make(chan int)
+	var th threshold
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(next)
+		for _, i := range p.scanOrder(files) {
+			select {
+			case next <- i:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for w := range heaps {
+		h := &topHeap{p: p, k: k}
+		heaps[w] = h
+		g.Go(func() error {
+			for i := range next {
+				worst, known := th.get()
+				if b, ok := p.fileBounds(&files[i]); ok && !p.mayEnter(worst, known, b) {
+					continue
+				}
+				if err := p.scanFile(gctx, store, files[i], i, h, &th); err != nil {
+					return err
+				}
+				p.offerThreshold(&th, h)
+			}
+			return nil
+		})
+	}
+	return heaps, g.Wait()
 }
 
 // topItem is a candidate row: its key values, where it is, and its
@@ -517,7 +523,7 @@ func (t *threshold) get() (keyVal, bool) {
 	return t.v, t.set
 }
 
-// offer tightens the threshold with the worst key of a full heap.
+// offerThreshold tightens t with the worst first key of h, once full.
 func (p *TopNPlan) offerThreshold(t *threshold, h *topHeap) {
 	if !h.full() {
 		return
