@@ -16,6 +16,7 @@ const (
 	ruleFoldLiterals
 	ruleAnswerFromManifest
 	ruleVectorize
+	rulePushLimits
 )
 
 // newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
@@ -26,6 +27,7 @@ func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
 		AddPostAnalyzeRule(ruleVectorize, vectorize).
+		AddPostAnalyzeRule(rulePushLimits, pushLimits).
 		Build()
 }
 

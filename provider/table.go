@@ -24,6 +24,7 @@ type Table struct {
 	full     sql.Schema     // every column of schema
 	proj     []string       // nil: every column
 	filters  []sql.Expression
+	limit    int64 // > 0: the query reads at most this many rows
 }
 
 var (
@@ -118,6 +119,18 @@ func (t *Table) WithFilters(filters []sql.Expression) *Table {
 // Filters returns the pushed conjuncts.
 func (t *Table) Filters() []sql.Expression { return t.filters }
 
+// WithLimit returns a copy whose rows stop after the first n (n > 0): the
+// plan reads no more than n rows of it (a bare LIMIT), so the readers
+// need not decode further.
+func (t *Table) WithLimit(n int64) *Table {
+	cp := *t
+	cp.limit = n
+	return &cp
+}
+
+// Limit is the row limit set by WithLimit (0: none).
+func (t *Table) Limit() int64 { return t.limit }
+
 // fieldIDs returns the field ids of the projected columns, in output order.
 func (t *Table) fieldIDs() []int {
 	cols := t.Schema()
@@ -166,6 +179,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 		FieldIDs: t.fieldIDs(),
 		Cache:    t.db.p.cache,
 		Filters:  t.filters,
+		Limit:    t.limit,
 	})
 	if len(staged) == 0 {
 		return it, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,6 +33,12 @@ type Request struct {
 	// Filters are informational here (for row-group pruning by the
 	// reader); rows are not filtered by scan.
 	Filters []sql.Expression
+	// Limit, if positive, is the most rows the consumer reads of those
+	// passing Filters: the iterator then reads files one at a time, a
+	// batch at a time, in the consumer's goroutine. Without Filters it
+	// stops after Limit rows; with them it cannot count (it does not
+	// filter) and reads on until the consumer closes it.
+	Limit int64
 }
 
 // batch is one decoded file's rows, or the error reading it.
@@ -52,8 +59,15 @@ type rowIter struct {
 }
 
 // NewRowIter starts reading req's files and returns an iterator over their
-// rows in file order. Close stops the readers.
+// rows in file order. Close stops the readers and waits for them.
 func NewRowIter(ctx context.Context, req Request) sql.RowIter {
+	if req.Limit > 0 {
+		it := &limitIter{req: req, left: req.Limit, batch: min(max(req.Limit, 1024), 64*1024)}
+		if len(req.Filters) > 0 {
+			it.left, it.batch = math.MaxInt64, 4096
+		}
+		return it
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	par := req.Parallelism
 	if par <= 0 {
@@ -67,8 +81,10 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 	it.g = g
 	// A feeder hands files to at most par workers, in order, so the
 	// consumer's next file is always among those being decoded.
+	// The feeder runs in g too, so Close's Wait covers the workers it
+	// starts.
 	sem := make(chan struct{}, par)
-	go func() {
+	g.Go(func() error {
 		for i, f := range req.Files {
 			select {
 			case sem <- struct{}{}:
@@ -76,7 +92,7 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 				for k := i; k < len(req.Files); k++ {
 					it.results[k] <- batch{err: gctx.Err()}
 				}
-				return
+				return nil
 			}
 			g.Go(func() error {
 				defer func() { <-sem }()
@@ -85,7 +101,8 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 				return nil
 			})
 		}
-	}()
+		return nil
+	})
 	return it
 }
 
@@ -112,9 +129,117 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 	return r, nil
 }
 
-// Close implements sql.RowIter: it cancels the readers still running.
+// Close implements sql.RowIter: it cancels the readers still running and
+// waits for them (each stops at its next batch), so none outlives the
+// query. Results are buffered: no reader blocks on a consumer gone.
 func (it *rowIter) Close(*sql.Context) error {
 	it.cancel()
+	return it.g.Wait()
+}
+
+// limitIter serves a Request with a Limit: it reads in the consumer's
+// goroutine, one file and one batch at a time, and opens nothing once
+// Limit rows are out, so a bare LIMIT decodes about what it returns. (A
+// LIMIT over a filter that passes few rows reads on one core: the price
+// of not decoding ahead.)
+type limitIter struct {
+	req   Request
+	left  int64 // rows still to return
+	batch int64 // rows per record read
+	next  int   // the next file to open
+	r     *datafile.Reader
+	path  string
+	cols  []schema.Type
+	cur   []sql.Row
+	pos   int
+}
+
+// Next implements sql.RowIter.
+func (it *limitIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for it.pos >= len(it.cur) {
+		if it.left <= 0 {
+			return nil, io.EOF
+		}
+		if err := it.fill(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r := it.cur[it.pos]
+	it.pos++
+	it.left--
+	return r, nil
+}
+
+// fill decodes the next batch, opening the next file when the current one
+// is done; io.EOF after the last file.
+func (it *limitIter) fill(ctx context.Context) error {
+	for {
+		if it.r == nil {
+			if it.next >= len(it.req.Files) {
+				return io.EOF
+			}
+			if err := it.open(ctx, it.req.Files[it.next]); err != nil {
+				return err
+			}
+			it.next++
+		}
+		rec, err := it.r.Next()
+		if errors.Is(err, io.EOF) {
+			it.r.Close()
+			it.r = nil
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", it.path, err)
+		}
+		if rec.NumRows() > it.left {
+			short := rec.NewSlice(0, it.left)
+			rec.Release()
+			rec = short
+		}
+		it.cur, err = appendRecord(it.cur[:0], rec, it.cols)
+		it.pos = 0
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", it.path, err)
+		}
+		if len(it.cur) > 0 {
+			return nil
+		}
+	}
+}
+
+func (it *limitIter) open(ctx context.Context, f manifest.DataFile) error {
+	req := it.req
+	if it.cols == nil {
+		it.cols = make([]schema.Type, len(req.FieldIDs))
+		for i, id := range req.FieldIDs {
+			c, _ := req.Schema.ByID(id)
+			it.cols[i] = c.Type
+		}
+	}
+	batch := max(1, min(it.batch, f.RecordCount)) // the decoder reserves a whole batch
+	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{BatchRows: batch})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", f.Path, err)
+	}
+	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
+		keep := keepRowGroups(r.RowGroupStats(), preds, predicateColumns(preds, req.FieldIDs))
+		if err := r.SelectRowGroups(keep); err != nil {
+			r.Close()
+			return err
+		}
+	}
+	it.r, it.path = r, f.Path
+	return nil
+}
+
+// Close implements sql.RowIter.
+func (it *limitIter) Close(*sql.Context) error {
+	if it.r != nil {
+		it.r.Close()
+		it.r = nil
+	}
 	return nil
 }
 
