@@ -26,7 +26,8 @@ import (
 // AggSpec is one aggregate of a vectorised aggregation.
 type AggSpec struct {
 	Kind    AggKind
-	FieldID int // the column aggregated; unused for AggCountStar
+	FieldID int   // the column aggregated; unused for AggCountStar or with Expr
+	Expr    *Expr // an expression aggregated instead of a column
 }
 
 // AggPlan is a compiled vectorised aggregation: filter conjuncts, group
@@ -40,6 +41,8 @@ type AggPlan struct {
 	groupBy []int // record columns of the group keys
 	aggs    []AggSpec
 	aggCol  []int // record column per aggregate (-1: none)
+	aggExpr []int // output of prog per aggregate (-1: none)
+	prog    program
 }
 
 // CompileAggregate builds the plan for filters (conjuncts of column op
@@ -90,11 +93,27 @@ func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int,
 		}
 		p.groupBy = append(p.groupBy, col)
 	}
+	bind := func(id int) (int, bool) {
+		col, _, ok := colOf(id)
+		return col, ok
+	}
 	for _, a := range aggs {
 		if a.Kind == AggCountStar {
-			p.aggCol = append(p.aggCol, -1)
+			p.aggCol, p.aggExpr = append(p.aggCol, -1), append(p.aggExpr, -1)
 			continue
 		}
+		if a.Expr != nil {
+			k, ok := p.prog.add(a.Expr, bind)
+			if !ok || !supportsAgg(a.Kind, a.Expr.resultType()) {
+				return nil, false
+			}
+			if (a.Kind == AggMin || a.Kind == AggMax) && !a.Expr.goTyped() {
+				return nil, false
+			}
+			p.aggCol, p.aggExpr = append(p.aggCol, -1), append(p.aggExpr, k)
+			continue
+		}
+		p.aggExpr = append(p.aggExpr, -1)
 		col, t, ok := colOf(a.FieldID)
 		c, _ := s.ByID(a.FieldID)
 		if !ok || !supportsAgg(a.Kind, t) || (t.Kind == schema.String && !binaryCollation(c)) {
@@ -229,6 +248,7 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 		pt.group0()
 	}
 	var sel, gid []int32
+	ev := p.prog.newEvaluator()
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -250,16 +270,36 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 		}
 		if len(sel) > 0 {
 			gid = pt.assign(rec, sel, gid[:0])
-			for j, a := range pt.accs {
-				var col arrow.Array
-				if c := p.aggCol[j]; c >= 0 {
-					col = rec.Column(c)
-				}
-				a.update(col, sel, gid)
+			if err := p.update(pt, ev, rec, sel, gid); err != nil {
+				rec.Release()
+				return nil, 0, 0, fmt.Errorf("read %s: %w", f.Path, err)
 			}
 		}
 		rec.Release()
 	}
+}
+
+// update feeds the selected rows of rec into pt's accumulators.
+func (p *AggPlan) update(pt *partial, ev *evaluator, rec arrow.Record, sel, gid []int32) error {
+	if len(p.prog.nodes) > 0 {
+		if err := ev.eval(rec, sel); err != nil {
+			return err
+		}
+	}
+	n := int(rec.NumRows())
+	for j, a := range pt.accs {
+		var col arrow.Array
+		if c := p.aggCol[j]; c >= 0 {
+			col = rec.Column(c)
+		} else if k := p.aggExpr[j]; k >= 0 {
+			col = ev.output(k, n)
+			a.update(col, sel, gid)
+			col.Release()
+			continue
+		}
+		a.update(col, sel, gid)
+	}
+	return nil
 }
 
 // pruneRowGroups keeps the row groups whose footer stats may hold a
@@ -291,6 +331,8 @@ func (p *AggPlan) newPartial() *partial {
 		var t schema.Type
 		if c := p.aggCol[j]; c >= 0 {
 			t = p.types[c]
+		} else if a.Expr != nil {
+			t = a.Expr.resultType()
 		}
 		pt.accs = append(pt.accs, newAccum(a.Kind, t))
 	}
