@@ -325,6 +325,14 @@ func (s *decSum) update(a arrow.Array, sel, gid []int32) {
 		return
 	}
 	v := x.Values()
+	if x.NullN() == 0 {
+		for k, i := range sel {
+			g := gid[k]
+			s.add(g, v[i].HighBits(), v[i].LowBits())
+			s.n[g]++
+		}
+		return
+	}
 	for k, i := range sel {
 		if !x.IsNull(int(i)) {
 			s.add(gid[k], v[i].HighBits(), v[i].LowBits())

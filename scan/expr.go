@@ -795,13 +795,23 @@ func (o operand[T]) at(i int32) T {
 // arithDec is exact DECIMAL + - * in 128 bits at the node's scale; NULL
 // rows are skipped (their values are not meaningful).
 func arithDec(nd *enode, dst []decimal128.Num, a, b operand[decimal128.Num], valid []byte, sel []int32) error {
-	one := decimal128.FromI64(1)
 	if nd.op == '*' {
+		switch {
+		case a.isConst:
+			return mulDecC(dst, b.v, a.c, valid, sel)
+		case b.isConst:
+			return mulDecC(dst, a.v, b.c, valid, sel)
+		}
 		for _, i := range sel {
-			if !isValid(valid, i) {
+			if valid != nil && valid[i>>3]&(1<<(i&7)) == 0 {
 				continue
 			}
-			r, ok := mul128(a.at(i), b.at(i))
+			x, y := a.v[i], b.v[i]
+			if fits64(x) && fits64(y) {
+				dst[i] = mul64(int64(x.LowBits()), int64(y.LowBits()))
+				continue
+			}
+			r, ok := mul128(x, y)
 			if !ok {
 				return fmt.Errorf("DECIMAL multiplication: %w", ErrOverflow)
 			}
@@ -809,24 +819,41 @@ func arithDec(nd *enode, dst []decimal128.Num, a, b operand[decimal128.Num], val
 		}
 		return nil
 	}
+	// Constants are brought to the result's scale once.
+	fl, fr := nd.fl, nd.fr
+	one := decimal128.FromI64(1)
+	var ok bool
+	if a.isConst {
+		if a.c, ok = mul128(a.c, fl); !ok {
+			return fmt.Errorf("DECIMAL constant: %w", ErrOverflow)
+		}
+		fl = one
+	}
+	if b.isConst {
+		if b.c, ok = mul128(b.c, fr); !ok {
+			return fmt.Errorf("DECIMAL constant: %w", ErrOverflow)
+		}
+		fr = one
+	}
+	sub := nd.op == '-'
 	for _, i := range sel {
-		if !isValid(valid, i) {
+		if valid != nil && valid[i>>3]&(1<<(i&7)) == 0 {
 			continue
 		}
 		x, y := a.at(i), b.at(i)
 		ok1, ok2 := true, true
-		if nd.fl != one {
-			x, ok1 = mul128(x, nd.fl)
+		if fl != one {
+			x, ok1 = mul128(x, fl)
 		}
-		if nd.fr != one {
-			y, ok2 = mul128(y, nd.fr)
+		if fr != one {
+			y, ok2 = mul128(y, fr)
 		}
 		var r decimal128.Num
 		var ok3 bool
-		if nd.op == '+' {
-			r, ok3 = add128(x, y)
-		} else {
+		if sub {
 			r, ok3 = sub128(x, y)
+		} else {
+			r, ok3 = add128(x, y)
 		}
 		if !ok1 || !ok2 || !ok3 {
 			return fmt.Errorf("DECIMAL addition: %w", ErrOverflow)
@@ -834,6 +861,40 @@ func arithDec(nd *enode, dst []decimal128.Num, a, b operand[decimal128.Num], val
 		dst[i] = r
 	}
 	return nil
+}
+
+// mulDecC is v*c over the selected valid rows.
+func mulDecC(dst, v []decimal128.Num, c decimal128.Num, valid []byte, sel []int32) error {
+	small := fits64(c)
+	y := int64(c.LowBits())
+	for _, i := range sel {
+		if valid != nil && valid[i>>3]&(1<<(i&7)) == 0 {
+			continue
+		}
+		x := v[i]
+		if small && fits64(x) {
+			dst[i] = mul64(int64(x.LowBits()), y)
+			continue
+		}
+		r, ok := mul128(x, c)
+		if !ok {
+			return fmt.Errorf("DECIMAL multiplication: %w", ErrOverflow)
+		}
+		dst[i] = r
+	}
+	return nil
+}
+
+// fits64 reports whether n is an int64.
+func fits64(n decimal128.Num) bool { return n.HighBits() == int64(n.LowBits())>>63 }
+
+// mul64 is the exact 128-bit product of two int64s: the unsigned product
+// with its high word corrected for the operands' signs.
+func mul64(x, y int64) decimal128.Num {
+	h, l := bits.Mul64(uint64(x), uint64(y))
+	h -= uint64(x>>63) & uint64(y)
+	h -= uint64(y>>63) & uint64(x)
+	return decimal128.New(int64(h), l)
 }
 
 func add128(a, b decimal128.Num) (decimal128.Num, bool) {
@@ -854,15 +915,7 @@ func sub128(a, b decimal128.Num) (decimal128.Num, bool) {
 func mul128(a, b decimal128.Num) (decimal128.Num, bool) {
 	alo, ahi, blo, bhi := a.LowBits(), a.HighBits(), b.LowBits(), b.HighBits()
 	if ahi == int64(alo)>>63 && bhi == int64(blo)>>63 {
-		// Both fit in int64: the product fits in 127 bits.
-		x, y := int64(alo), int64(blo)
-		neg := (x < 0) != (y < 0)
-		h, l := bits.Mul64(absU(x), absU(y))
-		r := decimal128.New(int64(h), l)
-		if neg {
-			r = r.Negate()
-		}
-		return r, true
+		return mul64(int64(alo), int64(blo)), true // fits in 127 bits
 	}
 	neg := (ahi < 0) != (bhi < 0)
 	uah, ual := abs128(ahi, alo)
@@ -885,13 +938,6 @@ func mul128(a, b decimal128.Num) (decimal128.Num, bool) {
 		r = r.Negate()
 	}
 	return r, true
-}
-
-func absU(x int64) uint64 {
-	if x < 0 {
-		return uint64(-x) // -MinInt64 wraps to 2^63, correct as uint64
-	}
-	return uint64(x)
 }
 
 func abs128(hi int64, lo uint64) (uint64, uint64) {
