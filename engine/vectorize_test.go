@@ -33,7 +33,7 @@ func TestVectorize_MatchesRowPath(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(7))
 	groups := []string{"'a'", "'b'", "''", "NULL", "'zz'"}
-	strs := []string{"'a'", "''", "'b c'", "'zzz'", "NULL", "'A'"}
+	strs := []string{"'a'", "''", "'b c'", "'zzz'", "NULL", "'A'", "'seven b'", "'eight by'", "'a long string value'", "'a long string valuE'"}
 	maybe := func(v string) string {
 		if rng.Intn(6) == 0 {
 			return "NULL"

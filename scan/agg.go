@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -41,11 +42,14 @@ type accum interface {
 	fresh() accum
 }
 
+// growTo extends s with zero values to length n.
 func growTo[T any](s []T, n int) []T {
-	for len(s) < n {
-		var z T
-		s = append(s, z)
+	m := len(s)
+	if n <= m {
+		return s
 	}
+	s = slices.Grow(s, n-m)[:n]
+	clear(s[m:])
 	return s
 }
 

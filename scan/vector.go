@@ -413,10 +413,35 @@ func (pt *partial) rows() []sql.Row {
 // batch or by group: integers, dates and unsigned values as int64 bits,
 // DECIMALs and timestamps (seconds, nanoseconds) in 128 bits, strings.
 type keyVals struct {
-	ints []int64
+	ints []int64 // integers; for strings, their code (strCode)
 	wide []decimal128.Num
-	strs []string
-	null []bool // nil: none NULL (batches only)
+	strs []string // strings longer than 7 bytes (others: only the code)
+	null []bool   // nil: none NULL (batches only)
+}
+
+// longStr marks the code of a string longer than 7 bytes, whose low bits
+// are a hash: only those compare as strings.
+const longStr = 0xFF << 56
+
+// strCode is s packed with its length when it is at most 7 bytes (equal
+// codes: equal strings), else longStr and a hash of s.
+func strCode(seed maphash.Seed, s []byte) uint64 {
+	if len(s) > 7 {
+		return longStr | maphash.Bytes(seed, s)&(1<<56-1)
+	}
+	x := uint64(len(s)) << 56
+	for i, c := range s {
+		x |= uint64(c) << (8 * i)
+	}
+	return x
+}
+
+// sized is s with length n, contents unspecified.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 func (kv *keyVals) isNull(k int) bool { return kv.null != nil && kv.null[k] }
@@ -463,19 +488,18 @@ func (t *groupTable) hashRows(cols []arrow.Array, sel []int32, h []uint64) {
 	}
 	for c, a := range cols {
 		kv := &t.batch[c]
-		extractKeys(kv, a, sel)
-		hashKeys(kv, t.forms[c], t.seed, h)
+		extractKeys(kv, a, sel, t.seed)
+		hashKeys(kv, t.forms[c], h)
 	}
 	for k := range h {
 		h[k] = fmix64(h[k])
 	}
 }
 
-func extractKeys(kv *keyVals, a arrow.Array, sel []int32) {
+func extractKeys(kv *keyVals, a arrow.Array, sel []int32, seed maphash.Seed) {
 	n := len(sel)
-	kv.null = kv.null[:0]
 	if a.NullN() > 0 {
-		kv.null = growTo(kv.null[:0], n)
+		kv.null = sized(kv.null[:cap(kv.null)], n)
 		for k, i := range sel {
 			kv.null[k] = a.IsNull(int(i))
 		}
@@ -484,18 +508,24 @@ func extractKeys(kv *keyVals, a arrow.Array, sel []int32) {
 	}
 	switch x := a.(type) {
 	case *array.String:
-		kv.strs = growTo(kv.strs[:0], n)
+		kv.ints = sized(kv.ints, n)
+		offs, data := x.ValueOffsets(), x.ValueBytes()
 		for k, i := range sel {
-			kv.strs[k] = x.Value(int(i))
+			code := strCode(seed, data[offs[i]:offs[i+1]])
+			kv.ints[k] = int64(code)
+			if code&longStr == longStr {
+				kv.strs = sized(kv.strs[:cap(kv.strs)], n)
+				kv.strs[k] = x.Value(int(i))
+			}
 		}
 	case *array.Decimal128:
-		kv.wide = growTo(kv.wide[:0], n)
+		kv.wide = sized(kv.wide, n)
 		v := x.Values()
 		for k, i := range sel {
 			kv.wide[k] = v[i]
 		}
 	case *array.Timestamp:
-		kv.wide = growTo(kv.wide[:0], n)
+		kv.wide = sized(kv.wide, n)
 		unit := x.DataType().(*arrow.TimestampType).Unit
 		v := x.TimestampValues()
 		for k, i := range sel {
@@ -503,7 +533,7 @@ func extractKeys(kv *keyVals, a arrow.Array, sel []int32) {
 			kv.wide[k] = decimal128.New(ts.Unix(), uint64(ts.Nanosecond()))
 		}
 	default:
-		kv.ints = growTo(kv.ints[:0], n)
+		kv.ints = sized(kv.ints, n)
 		switch x := a.(type) {
 		case *array.Int8:
 			gatherInts(kv.ints, x.Int8Values(), sel)
@@ -527,16 +557,10 @@ func extractKeys(kv *keyVals, a arrow.Array, sel []int32) {
 			clear(kv.ints)
 		}
 	}
-	if a.NullN() == a.Len() && kv.null == nil {
-		kv.null = make([]bool, n)
-	}
 	if a.NullN() == a.Len() {
-		for k := range kv.null {
-			kv.null[k] = true
-		}
+		kv.ints, kv.wide = sized(kv.ints, n), sized(kv.wide, n)
 		clear(kv.ints)
 		clear(kv.wide)
-		clear(kv.strs)
 	}
 }
 
@@ -562,19 +586,15 @@ func fmix64(h uint64) uint64 {
 }
 
 // hashKeys mixes column kv (of form f) into h.
-func hashKeys(kv *keyVals, f byte, seed maphash.Seed, h []uint64) {
+func hashKeys(kv *keyVals, f byte, h []uint64) {
 	switch f {
-	case 'i':
+	case 'i', 's':
 		for k := range h {
 			h[k] = mix(h[k], uint64(kv.ints[k]))
 		}
 	case 'w':
 		for k := range h {
 			h[k] = mix(mix(h[k], kv.wide[k].LowBits()), uint64(kv.wide[k].HighBits()))
-		}
-	case 's':
-		for k := range h {
-			h[k] = mix(h[k], strHash(seed, kv.strs[k]))
 		}
 	}
 	if kv.null != nil {
@@ -584,19 +604,6 @@ func hashKeys(kv *keyVals, f byte, seed maphash.Seed, h []uint64) {
 			}
 		}
 	}
-}
-
-// strHash is a cheap hash of a short string (packed bytes and length),
-// maphash for longer ones.
-func strHash(seed maphash.Seed, s string) uint64 {
-	if len(s) > 8 {
-		return maphash.String(seed, s)
-	}
-	var x uint64
-	for i := 0; i < len(s); i++ {
-		x = x<<8 | uint64(s[i])
-	}
-	return x ^ uint64(len(s))<<59
 }
 
 // eq reports whether row k of batch equals stored group g.
@@ -620,7 +627,7 @@ func (t *groupTable) eq(batch []keyVals, k int, g int32) bool {
 				return false
 			}
 		case 's':
-			if b.strs[k] != s.strs[g] {
+			if b.ints[k] != s.ints[g] || uint64(b.ints[k])&longStr == longStr && b.strs[k] != s.strs[g] {
 				return false
 			}
 		}
@@ -665,7 +672,12 @@ func (t *groupTable) add(batch []keyVals, k int, hk uint64) int32 {
 		case 'w':
 			s.wide = append(s.wide, b.wide[k])
 		case 's':
-			s.strs = append(s.strs, strings.Clone(b.strs[k])) // the batch is released
+			s.ints = append(s.ints, b.ints[k])
+			var long string
+			if uint64(b.ints[k])&longStr == longStr {
+				long = strings.Clone(b.strs[k]) // the batch is released
+			}
+			s.strs = append(s.strs, long)
 		}
 	}
 	t.hash = append(t.hash, hk)
@@ -703,7 +715,15 @@ func (t *groupTable) value(c, g int) any {
 	ty := t.types[c]
 	switch t.forms[c] {
 	case 's':
-		return kv.strs[g]
+		code := uint64(kv.ints[g])
+		if code&longStr == longStr {
+			return kv.strs[g]
+		}
+		b := make([]byte, code>>56)
+		for i := range b {
+			b[i] = byte(code >> (8 * i))
+		}
+		return string(b)
 	case 'w':
 		w := kv.wide[g]
 		if ty.Kind == schema.Timestamp {
