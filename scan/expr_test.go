@@ -4,9 +4,13 @@ import (
 	"math"
 	"math/big"
 	"math/rand"
+	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // TestInt128Arithmetic: the checked 128-bit kernels equal big.Int
@@ -56,6 +60,50 @@ func TestInt128Arithmetic(t *testing.T) {
 		if fits64(na) && fits64(nb) {
 			if got, want := mul64(a.Int64(), b.Int64()).BigInt(), new(big.Int).Mul(a, b); got.Cmp(want) != 0 {
 				t.Fatalf("mul64(%s, %s) = %s, want %s", a, b, got, want)
+			}
+		}
+	}
+}
+
+// TestFilterDec64: the int64 fast path of DECIMAL filters keeps exactly
+// the rows a 128-bit comparison keeps, NULLs never.
+func TestFilterDec64(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	b := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 38, Scale: 2})
+	defer b.Release()
+	var vals []decimal128.Num
+	for i := 0; i < 5000; i++ {
+		var v decimal128.Num
+		switch rng.Intn(5) {
+		case 0:
+			b.AppendNull()
+			vals = append(vals, v)
+			continue
+		case 1:
+			v = decimal128.New(rng.Int63n(1<<40)-(1<<39), rng.Uint64()) // beyond int64
+		default:
+			v = decimal128.FromI64(rng.Int63n(2001) - 1000)
+		}
+		b.Append(v)
+		vals = append(vals, v)
+	}
+	a := b.NewDecimal128Array()
+	defer a.Release()
+	for _, op := range []Op{OpEq, OpLt, OpLe, OpGt, OpGe} {
+		for _, l := range []int64{-1000, -1, 0, 7, 999, math.MaxInt64, math.MinInt64} {
+			sel := make([]int32, len(vals))
+			for i := range sel {
+				sel[i] = int32(i)
+			}
+			got := filterDec64(a, op, l, sel)
+			var want []int32
+			for i, v := range vals {
+				if !a.IsNull(i) && match(op, v.Cmp(decimal128.FromI64(l))) {
+					want = append(want, int32(i))
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("op %v literal %d: %d rows kept, want %d", op, l, len(got), len(want))
 			}
 		}
 	}
