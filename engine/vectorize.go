@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
@@ -41,7 +43,7 @@ func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.S
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		v.store = prov.Catalog().Blob()
+		v.store, v.analyzer = prov.Catalog().Blob(), a
 		return v, transform.NewTree, nil
 	})
 }
@@ -91,7 +93,7 @@ func vectorAggFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorAgg, bool) {
 			out[i] = k
 			continue
 		}
-		spec, ok := aggSpec(e, fieldOf)
+		spec, ok := aggSpec(e, s, fieldOf)
 		if !ok {
 			return nil, false
 		}
@@ -102,10 +104,13 @@ func vectorAggFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorAgg, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &vectorAgg{schema: gb.Schema(), table: t, plan: p, out: out}, true
+	return &vectorAgg{schema: gb.Schema(), table: t, plan: p, out: out, rowPath: gb}, true
 }
 
-func aggSpec(e sql.Expression, fieldOf func(sql.Expression) (int, string, bool)) (scan.AggSpec, bool) {
+// aggSpec translates one aggregate over a column or an arithmetic
+// expression of columns (scan.CompileExpr decides which it computes
+// exactly).
+func aggSpec(e sql.Expression, s *schema.Schema, fieldOf func(sql.Expression) (int, string, bool)) (scan.AggSpec, bool) {
 	type windowed interface{ Window() *sql.WindowDefinition }
 	if w, ok := e.(windowed); ok && w.Window() != nil {
 		return scan.AggSpec{}, false
@@ -135,8 +140,11 @@ func aggSpec(e sql.Expression, fieldOf func(sql.Expression) (int, string, bool))
 	default:
 		return scan.AggSpec{}, false
 	}
-	id, _, ok := fieldOf(child)
-	return scan.AggSpec{Kind: kind, FieldID: id}, ok
+	if id, _, ok := fieldOf(child); ok {
+		return scan.AggSpec{Kind: kind, FieldID: id}, true
+	}
+	x, ok := scan.CompileExpr(s, child)
+	return scan.AggSpec{Kind: kind, Expr: x}, ok
 }
 
 // vectorAgg is a GroupBy computed by scan's vectorised pipeline.
@@ -146,6 +154,11 @@ type vectorAgg struct {
 	plan   *scan.AggPlan
 	out    []int
 	store  blob.Store
+	// rowPath is the GroupBy replaced, run instead when the vectorised
+	// pipeline reports scan.ErrOverflow: a value outside its 128-bit range
+	// (GMS's decimals are unbounded), or one the row path errors on.
+	rowPath  sql.Node
+	analyzer *analyzer.Analyzer
 }
 
 var _ sql.ExecSourceRel = (*vectorAgg)(nil)
@@ -162,12 +175,15 @@ func (v *vectorAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
 	return v, nil
 }
 
-func (v *vectorAgg) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
+func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
 	files, err := v.table.Files(ctx)
 	if err != nil {
 		return nil, err
 	}
 	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs})
+	if errors.Is(err, scan.ErrOverflow) && v.analyzer != nil {
+		return v.runRowPath(ctx, row)
+	}
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
@@ -180,4 +196,21 @@ func (v *vectorAgg) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 		res[i] = o
 	}
 	return sql.RowsToRowIter(res...), nil
+}
+
+// runRowPath executes the replaced GroupBy. Its field indexes are still
+// the planner's: GMS assigns execution indexes after lakesql's rules, and
+// the vectorAgg hid the GroupBy from that pass, so run it here.
+func (v *vectorAgg) runRowPath(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
+	for _, r := range analyzer.OnceAfterAll {
+		if r.Id.String() != "assignExecIndexes" {
+			continue
+		}
+		n, _, err := r.Apply(ctx, v.analyzer, v.rowPath, nil, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("row path for %s: %w", v.table, err)
+		}
+		return v.analyzer.ExecBuilder.Build(ctx, n, row)
+	}
+	return nil, fmt.Errorf("row path for %s: GMS has no assignExecIndexes rule", v.table)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -41,11 +42,14 @@ type accum interface {
 	fresh() accum
 }
 
+// growTo extends s with zero values to length n.
 func growTo[T any](s []T, n int) []T {
-	for len(s) < n {
-		var z T
-		s = append(s, z)
+	m := len(s)
+	if n <= m {
+		return s
 	}
+	s = slices.Grow(s, n-m)[:n]
+	clear(s[m:])
 	return s
 }
 
@@ -325,6 +329,14 @@ func (s *decSum) update(a arrow.Array, sel, gid []int32) {
 		return
 	}
 	v := x.Values()
+	if x.NullN() == 0 {
+		for k, i := range sel {
+			g := gid[k]
+			s.add(g, v[i].HighBits(), v[i].LowBits())
+			s.n[g]++
+		}
+		return
+	}
 	for k, i := range sel {
 		if !x.IsNull(int(i)) {
 			s.add(gid[k], v[i].HighBits(), v[i].LowBits())

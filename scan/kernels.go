@@ -179,6 +179,15 @@ func filterSel(a arrow.Array, p vecPred, sel []int32) []int32 {
 		return out
 	case *array.Date32:
 		v := x.Date32Values()
+		if len(p.ints) == 1 && x.NullN() == 0 {
+			l := p.ints[0]
+			for _, i := range sel {
+				if match(p.op, cmp3(int64(v[i])*86400*1e6, l)) {
+					out = append(out, i)
+				}
+			}
+			return out
+		}
 		for _, i := range sel {
 			if x.IsNull(int(i)) {
 				continue
@@ -213,6 +222,9 @@ func filterSel(a arrow.Array, p vecPred, sel []int32) []int32 {
 	case *array.Float64:
 		return filterFloats(x, x.Float64Values(), p, sel)
 	case *array.Decimal128:
+		if len(p.decs) == 1 && fits64(p.decs[0]) {
+			return filterDec64(x, p.op, int64(p.decs[0].LowBits()), sel)
+		}
 		for _, i := range sel {
 			if x.IsNull(int(i)) {
 				continue
@@ -295,6 +307,33 @@ func filterFloats[T float32 | float64](a nullable, v []T, p vecPred, sel []int32
 				out = append(out, i)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// filterDec64 is filterSel for one DECIMAL literal that fits in int64:
+// values that fit too compare as integers, the others by sign alone
+// (their magnitude exceeds any int64).
+func filterDec64(x *array.Decimal128, op Op, l int64, sel []int32) []int32 {
+	out := sel[:0]
+	v := x.Values()
+	nulls := x.NullN() > 0
+	for _, i := range sel {
+		if nulls && x.IsNull(int(i)) {
+			continue
+		}
+		d := v[i]
+		var c int
+		if fits64(d) {
+			c = cmp3(int64(d.LowBits()), l)
+		} else if d.HighBits() < 0 {
+			c = -1
+		} else {
+			c = 1
+		}
+		if match(op, c) {
+			out = append(out, i)
 		}
 	}
 	return out

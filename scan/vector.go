@@ -2,15 +2,19 @@ package scan
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math/bits"
 	"runtime"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/shopspring/decimal"
@@ -26,7 +30,8 @@ import (
 // AggSpec is one aggregate of a vectorised aggregation.
 type AggSpec struct {
 	Kind    AggKind
-	FieldID int // the column aggregated; unused for AggCountStar
+	FieldID int   // the column aggregated; unused for AggCountStar or with Expr
+	Expr    *Expr // an expression aggregated instead of a column
 }
 
 // AggPlan is a compiled vectorised aggregation: filter conjuncts, group
@@ -40,6 +45,12 @@ type AggPlan struct {
 	groupBy []int // record columns of the group keys
 	aggs    []AggSpec
 	aggCol  []int // record column per aggregate (-1: none)
+	aggExpr []int // output of prog per aggregate (-1: none)
+	prog    program
+	// keyTypes are the group keys' column types; seed hashes them (one
+	// per plan, so partials merge by stored hashes).
+	keyTypes []schema.Type
+	seed     maphash.Seed
 }
 
 // CompileAggregate builds the plan for filters (conjuncts of column op
@@ -89,12 +100,30 @@ func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int,
 			return nil, false
 		}
 		p.groupBy = append(p.groupBy, col)
+		p.keyTypes = append(p.keyTypes, t)
+	}
+	p.seed = maphash.MakeSeed()
+	bind := func(id int) (int, bool) {
+		col, _, ok := colOf(id)
+		return col, ok
 	}
 	for _, a := range aggs {
 		if a.Kind == AggCountStar {
-			p.aggCol = append(p.aggCol, -1)
+			p.aggCol, p.aggExpr = append(p.aggCol, -1), append(p.aggExpr, -1)
 			continue
 		}
+		if a.Expr != nil {
+			k, ok := p.prog.add(a.Expr, bind)
+			if !ok || !supportsAgg(a.Kind, a.Expr.resultType()) {
+				return nil, false
+			}
+			if (a.Kind == AggMin || a.Kind == AggMax) && !a.Expr.goTyped() {
+				return nil, false
+			}
+			p.aggCol, p.aggExpr = append(p.aggCol, -1), append(p.aggExpr, k)
+			continue
+		}
+		p.aggExpr = append(p.aggExpr, -1)
 		col, t, ok := colOf(a.FieldID)
 		c, _ := s.ByID(a.FieldID)
 		if !ok || !supportsAgg(a.Kind, t) || (t.Kind == schema.String && !binaryCollation(c)) {
@@ -191,9 +220,13 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 		par = runtime.GOMAXPROCS(0)
 	}
 	g.SetLimit(par)
+	// Evaluators hold batch-sized buffers: reuse them across files.
+	evs := sync.Pool{New: func() any { return p.prog.newEvaluator() }}
 	for i := range files {
 		g.Go(func() error {
-			pt, total, read, err := p.runFile(gctx, in.Store, files[i])
+			ev := evs.Get().(*evaluator)
+			defer evs.Put(ev)
+			pt, total, read, err := p.runFile(gctx, in.Store, files[i], ev)
 			parts[i], rgs[i] = pt, [2]int{total, read}
 			return err
 		})
@@ -213,7 +246,7 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 	return out.rows(), st, nil
 }
 
-func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile) (*partial, int, int, error) {
+func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, int, int, error) {
 	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{})
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("open %s: %w", f.Path, err)
@@ -250,16 +283,36 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 		}
 		if len(sel) > 0 {
 			gid = pt.assign(rec, sel, gid[:0])
-			for j, a := range pt.accs {
-				var col arrow.Array
-				if c := p.aggCol[j]; c >= 0 {
-					col = rec.Column(c)
-				}
-				a.update(col, sel, gid)
+			if err := p.update(pt, ev, rec, sel, gid); err != nil {
+				rec.Release()
+				return nil, 0, 0, fmt.Errorf("read %s: %w", f.Path, err)
 			}
 		}
 		rec.Release()
 	}
+}
+
+// update feeds the selected rows of rec into pt's accumulators.
+func (p *AggPlan) update(pt *partial, ev *evaluator, rec arrow.Record, sel, gid []int32) error {
+	if len(p.prog.nodes) > 0 {
+		if err := ev.eval(rec, sel); err != nil {
+			return err
+		}
+	}
+	n := int(rec.NumRows())
+	for j, a := range pt.accs {
+		var col arrow.Array
+		if c := p.aggCol[j]; c >= 0 {
+			col = rec.Column(c)
+		} else if k := p.aggExpr[j]; k >= 0 {
+			col = ev.output(k, n)
+			a.update(col, sel, gid)
+			col.Release()
+			continue
+		}
+		a.update(col, sel, gid)
+	}
+	return nil
 }
 
 // pruneRowGroups keeps the row groups whose footer stats may hold a
@@ -277,30 +330,30 @@ type RowGroupStatsAlias = datafile.RowGroupStats
 
 // partial is the aggregation state of one file (or the merged result).
 type partial struct {
-	p     *AggPlan
-	index map[string]int32
-	keys  [][]any // per group: key values as GMS rows hold them
-	encs  []string
-	accs  []accum
-	buf   []byte
+	p    *AggPlan
+	tab  groupTable
+	accs []accum
+	hbuf []uint64
 }
 
 func (p *AggPlan) newPartial() *partial {
-	pt := &partial{p: p, index: map[string]int32{}}
+	pt := &partial{p: p}
+	pt.tab.init(p.keyTypes, p.seed)
 	for j, a := range p.aggs {
 		var t schema.Type
 		if c := p.aggCol[j]; c >= 0 {
 			t = p.types[c]
+		} else if a.Expr != nil {
+			t = a.Expr.resultType()
 		}
 		pt.accs = append(pt.accs, newAccum(a.Kind, t))
 	}
 	return pt
 }
 
+// group0 creates the single group of an aggregation without GROUP BY.
 func (pt *partial) group0() {
-	pt.index[""] = 0
-	pt.keys = append(pt.keys, nil)
-	pt.encs = append(pt.encs, "")
+	pt.tab.n = 1
 	for _, a := range pt.accs {
 		a.grow(1)
 	}
@@ -318,54 +371,36 @@ func (pt *partial) assign(rec arrow.Record, sel, gid []int32) []int32 {
 	for k, c := range pt.p.groupBy {
 		cols[k] = rec.Column(c)
 	}
-	for _, i := range sel {
-		pt.buf = pt.buf[:0]
-		for _, a := range cols {
-			pt.buf = encodeKey(pt.buf, a, int(i))
+	if cap(pt.hbuf) < len(sel) {
+		pt.hbuf = make([]uint64, len(sel))
+	}
+	h := pt.hbuf[:len(sel)]
+	pt.tab.hashRows(cols, sel, h)
+	before := pt.tab.n
+	gid = pt.tab.findOrAdd(pt.tab.batch, h, gid)
+	if pt.tab.n != before {
+		for _, acc := range pt.accs {
+			acc.grow(pt.tab.n)
 		}
-		g, ok := pt.index[string(pt.buf)]
-		if !ok {
-			g = int32(len(pt.keys))
-			enc := string(pt.buf)
-			pt.index[enc] = g
-			pt.encs = append(pt.encs, enc)
-			vals := make([]any, len(cols))
-			for k, a := range cols {
-				vals[k] = valueAt(a, int(i))
-			}
-			pt.keys = append(pt.keys, vals)
-			for _, acc := range pt.accs {
-				acc.grow(len(pt.keys))
-			}
-		}
-		gid = append(gid, g)
 	}
 	return gid
 }
 
 func (pt *partial) mergeFrom(o *partial) {
-	remap := make([]int32, len(o.keys))
-	for g, enc := range o.encs {
-		d, ok := pt.index[enc]
-		if !ok {
-			d = int32(len(pt.keys))
-			pt.index[enc] = d
-			pt.encs = append(pt.encs, enc)
-			pt.keys = append(pt.keys, o.keys[g])
-		}
-		remap[g] = d
-	}
+	remap := pt.tab.mergeKeys(&o.tab)
 	for j, a := range pt.accs {
-		a.grow(len(pt.keys))
+		a.grow(pt.tab.n)
 		a.merge(o.accs[j], remap)
 	}
 }
 
 func (pt *partial) rows() []sql.Row {
-	out := make([]sql.Row, len(pt.keys))
-	for g := range pt.keys {
+	out := make([]sql.Row, pt.tab.n)
+	for g := range out {
 		r := make(sql.Row, 0, len(pt.p.groupBy)+len(pt.accs))
-		r = append(r, pt.keys[g]...)
+		for k := range pt.tab.keys {
+			r = append(r, pt.tab.value(k, g))
+		}
 		for _, a := range pt.accs {
 			r = append(r, a.result(g))
 		}
@@ -374,79 +409,346 @@ func (pt *partial) rows() []sql.Row {
 	return out
 }
 
-// encodeKey appends row i of a, typed, to a group key.
-func encodeKey(b []byte, a arrow.Array, i int) []byte {
-	if a.IsNull(i) {
-		return append(b, 0)
-	}
-	b = append(b, 1)
-	switch x := a.(type) {
-	case *array.Int8:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Int16:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Int32:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Int64:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Uint8:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Uint16:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Uint32:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Uint64:
-		return binary.LittleEndian.AppendUint64(b, x.Value(i))
-	case *array.Date32:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Timestamp:
-		return binary.LittleEndian.AppendUint64(b, uint64(x.Value(i)))
-	case *array.Decimal128:
-		v := x.Value(i)
-		b = binary.LittleEndian.AppendUint64(b, v.LowBits())
-		return binary.LittleEndian.AppendUint64(b, uint64(v.HighBits()))
-	case *array.String:
-		s := x.Value(i)
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
-		return append(b, s...)
-	}
-	return b
+// keyVals is one group-key column in canonical form, indexed by row of a
+// batch or by group: integers, dates and unsigned values as int64 bits,
+// DECIMALs and timestamps (seconds, nanoseconds) in 128 bits, strings.
+type keyVals struct {
+	ints []int64 // integers; for strings, their code (strCode)
+	wide []decimal128.Num
+	strs []string // strings longer than 7 bytes (others: only the code)
+	null []bool   // nil: none NULL (batches only)
 }
 
-// valueAt is row i of a as scan's row path (fillColumn) produces it.
-func valueAt(a arrow.Array, i int) any {
-	if a.IsNull(i) {
-		return nil
+// longStr marks the code of a string longer than 7 bytes, whose low bits
+// are a hash: only those compare as strings.
+const longStr = 0xFF << 56
+
+// strCode is s packed with its length when it is at most 7 bytes (equal
+// codes: equal strings), else longStr and a hash of s.
+func strCode(seed maphash.Seed, s []byte) uint64 {
+	if len(s) > 7 {
+		return longStr | maphash.Bytes(seed, s)&(1<<56-1)
+	}
+	x := uint64(len(s)) << 56
+	for i, c := range s {
+		x |= uint64(c) << (8 * i)
+	}
+	return x
+}
+
+// sized is s with length n, contents unspecified.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func (kv *keyVals) isNull(k int) bool { return kv.null != nil && kv.null[k] }
+
+// keyForm is how a column type's keys are held: 'i', 'w' or 's'.
+func keyForm(t schema.Type) byte {
+	switch t.Kind {
+	case schema.Decimal, schema.Timestamp:
+		return 'w'
+	case schema.String:
+		return 's'
+	}
+	return 'i'
+}
+
+// groupTable maps group keys to dense group ids by open addressing
+// (linear probing) on a 64-bit hash of the typed key columns; keys are
+// compared typed, never encoded to bytes.
+type groupTable struct {
+	types []schema.Type
+	forms []byte
+	seed  maphash.Seed
+	keys  []keyVals // stored keys, by group
+	hash  []uint64  // by group
+	slots []int32   // group+1; 0: empty
+	n     int       // groups
+	batch []keyVals // scratch: the current batch's keys, by position in sel
+}
+
+func (t *groupTable) init(types []schema.Type, seed maphash.Seed) {
+	t.types, t.seed = types, seed
+	t.keys = make([]keyVals, len(types))
+	t.batch = make([]keyVals, len(types))
+	for _, ty := range types {
+		t.forms = append(t.forms, keyForm(ty))
+	}
+	t.slots = make([]int32, 64)
+}
+
+// hashRows extracts rows sel of cols into t.batch and hashes them into h.
+func (t *groupTable) hashRows(cols []arrow.Array, sel []int32, h []uint64) {
+	for k := range h {
+		h[k] = 0x9E3779B97F4A7C15
+	}
+	for c, a := range cols {
+		kv := &t.batch[c]
+		extractKeys(kv, a, sel, t.seed)
+		hashKeys(kv, t.forms[c], h)
+	}
+	for k := range h {
+		h[k] = fmix64(h[k])
+	}
+}
+
+func extractKeys(kv *keyVals, a arrow.Array, sel []int32, seed maphash.Seed) {
+	n := len(sel)
+	if a.NullN() > 0 {
+		kv.null = sized(kv.null[:cap(kv.null)], n)
+		for k, i := range sel {
+			kv.null[k] = a.IsNull(int(i))
+		}
+	} else {
+		kv.null = nil
 	}
 	switch x := a.(type) {
-	case *array.Int8:
-		return x.Value(i)
-	case *array.Int16:
-		return x.Value(i)
-	case *array.Int32:
-		return x.Value(i)
-	case *array.Int64:
-		return x.Value(i)
-	case *array.Uint8:
-		return x.Value(i)
-	case *array.Uint16:
-		return x.Value(i)
-	case *array.Uint32:
-		return x.Value(i)
-	case *array.Uint64:
-		return x.Value(i)
-	case *array.Float32:
-		return x.Value(i)
-	case *array.Float64:
-		return x.Value(i)
-	case *array.Date32:
-		return time.Unix(int64(x.Value(i))*86400, 0).UTC()
-	case *array.Timestamp:
-		return timestampValue(int64(x.Value(i)), x.DataType().(*arrow.TimestampType).Unit)
-	case *array.Decimal128:
-		return decimal.NewFromBigInt(x.Value(i).BigInt(), -x.DataType().(*arrow.Decimal128Type).Scale)
 	case *array.String:
-		return string([]byte(x.Value(i)))
+		kv.ints = sized(kv.ints, n)
+		offs, data := x.ValueOffsets(), x.ValueBytes()
+		for k, i := range sel {
+			code := strCode(seed, data[offs[i]:offs[i+1]])
+			kv.ints[k] = int64(code)
+			if code&longStr == longStr {
+				kv.strs = sized(kv.strs[:cap(kv.strs)], n)
+				kv.strs[k] = x.Value(int(i))
+			}
+		}
+	case *array.Decimal128:
+		kv.wide = sized(kv.wide, n)
+		v := x.Values()
+		for k, i := range sel {
+			kv.wide[k] = v[i]
+		}
+	case *array.Timestamp:
+		kv.wide = sized(kv.wide, n)
+		unit := x.DataType().(*arrow.TimestampType).Unit
+		v := x.TimestampValues()
+		for k, i := range sel {
+			ts := timestampValue(int64(v[i]), unit)
+			kv.wide[k] = decimal128.New(ts.Unix(), uint64(ts.Nanosecond()))
+		}
+	default:
+		kv.ints = sized(kv.ints, n)
+		switch x := a.(type) {
+		case *array.Int8:
+			gatherInts(kv.ints, x.Int8Values(), sel)
+		case *array.Int16:
+			gatherInts(kv.ints, x.Int16Values(), sel)
+		case *array.Int32:
+			gatherInts(kv.ints, x.Int32Values(), sel)
+		case *array.Int64:
+			gatherInts(kv.ints, x.Int64Values(), sel)
+		case *array.Uint8:
+			gatherInts(kv.ints, x.Uint8Values(), sel)
+		case *array.Uint16:
+			gatherInts(kv.ints, x.Uint16Values(), sel)
+		case *array.Uint32:
+			gatherInts(kv.ints, x.Uint32Values(), sel)
+		case *array.Uint64:
+			gatherInts(kv.ints, x.Uint64Values(), sel)
+		case *array.Date32:
+			gatherInts(kv.ints, x.Date32Values(), sel)
+		default: // all NULL
+			clear(kv.ints)
+		}
 	}
-	return nil
+	if a.NullN() == a.Len() {
+		kv.ints, kv.wide = sized(kv.ints, n), sized(kv.wide, n)
+		clear(kv.ints)
+		clear(kv.wide)
+	}
+}
+
+func gatherInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | arrow.Date32](dst []int64, v []T, sel []int32) {
+	for k, i := range sel {
+		dst[k] = int64(v[i])
+	}
+}
+
+const nullHash = 0x5bd1e9955bd1e995
+
+func mix(h, x uint64) uint64 {
+	return bits.RotateLeft64((h^x)*0xff51afd7ed558ccd, 31)
+}
+
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// hashKeys mixes column kv (of form f) into h.
+func hashKeys(kv *keyVals, f byte, h []uint64) {
+	switch f {
+	case 'i', 's':
+		for k := range h {
+			h[k] = mix(h[k], uint64(kv.ints[k]))
+		}
+	case 'w':
+		for k := range h {
+			h[k] = mix(mix(h[k], kv.wide[k].LowBits()), uint64(kv.wide[k].HighBits()))
+		}
+	}
+	if kv.null != nil {
+		for k := range h {
+			if kv.null[k] {
+				h[k] = mix(h[k], nullHash)
+			}
+		}
+	}
+}
+
+// eq reports whether row k of batch equals stored group g.
+func (t *groupTable) eq(batch []keyVals, k int, g int32) bool {
+	for c := range batch {
+		b, s := &batch[c], &t.keys[c]
+		bn, sn := b.isNull(k), s.null[g]
+		if bn || sn {
+			if bn != sn {
+				return false
+			}
+			continue
+		}
+		switch t.forms[c] {
+		case 'i':
+			if b.ints[k] != s.ints[g] {
+				return false
+			}
+		case 'w':
+			if b.wide[k] != s.wide[g] {
+				return false
+			}
+		case 's':
+			if b.ints[k] != s.ints[g] || uint64(b.ints[k])&longStr == longStr && b.strs[k] != s.strs[g] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// findOrAdd appends to gid the group of each row of batch (hashes h),
+// adding new groups.
+func (t *groupTable) findOrAdd(batch []keyVals, h []uint64, gid []int32) []int32 {
+	for k, hk := range h {
+		mask := uint64(len(t.slots) - 1)
+		s := hk & mask
+		for {
+			e := t.slots[s]
+			if e == 0 {
+				g := t.add(batch, k, hk)
+				t.slots[s] = g + 1
+				gid = append(gid, g)
+				if 2*t.n > len(t.slots) {
+					t.rehash()
+				}
+				break
+			}
+			if g := e - 1; t.hash[g] == hk && t.eq(batch, k, g) {
+				gid = append(gid, g)
+				break
+			}
+			s = (s + 1) & mask
+		}
+	}
+	return gid
+}
+
+func (t *groupTable) add(batch []keyVals, k int, hk uint64) int32 {
+	for c := range batch {
+		b, s := &batch[c], &t.keys[c]
+		s.null = append(s.null, b.isNull(k))
+		switch t.forms[c] {
+		case 'i':
+			s.ints = append(s.ints, b.ints[k])
+		case 'w':
+			s.wide = append(s.wide, b.wide[k])
+		case 's':
+			s.ints = append(s.ints, b.ints[k])
+			var long string
+			if uint64(b.ints[k])&longStr == longStr {
+				long = strings.Clone(b.strs[k]) // the batch is released
+			}
+			s.strs = append(s.strs, long)
+		}
+	}
+	t.hash = append(t.hash, hk)
+	t.n++
+	return int32(t.n - 1)
+}
+
+func (t *groupTable) rehash() {
+	t.slots = make([]int32, 2*len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for g, hk := range t.hash {
+		s := hk & mask
+		for t.slots[s] != 0 {
+			s = (s + 1) & mask
+		}
+		t.slots[s] = int32(g) + 1
+	}
+}
+
+// mergeKeys adds o's groups and returns the receiver's group of each.
+func (t *groupTable) mergeKeys(o *groupTable) []int32 {
+	if len(t.keys) == 0 { // no GROUP BY: one group
+		return make([]int32, o.n)
+	}
+	return t.findOrAdd(o.keys, o.hash, make([]int32, 0, o.n))
+}
+
+// value is group g's key column c as scan's row path (fillColumn)
+// produces it.
+func (t *groupTable) value(c, g int) any {
+	kv := &t.keys[c]
+	if kv.null[g] {
+		return nil
+	}
+	ty := t.types[c]
+	switch t.forms[c] {
+	case 's':
+		code := uint64(kv.ints[g])
+		if code&longStr == longStr {
+			return kv.strs[g]
+		}
+		b := make([]byte, code>>56)
+		for i := range b {
+			b[i] = byte(code >> (8 * i))
+		}
+		return string(b)
+	case 'w':
+		w := kv.wide[g]
+		if ty.Kind == schema.Timestamp {
+			return time.Unix(w.HighBits(), int64(w.LowBits())).UTC()
+		}
+		return decimal.NewFromBigInt(w.BigInt(), -int32(ty.Scale))
+	}
+	x := kv.ints[g]
+	switch ty.Kind {
+	case schema.Int8:
+		return int8(x)
+	case schema.Int16:
+		return int16(x)
+	case schema.Int32:
+		return int32(x)
+	case schema.Uint8:
+		return uint8(x)
+	case schema.Uint16:
+		return uint16(x)
+	case schema.Uint32:
+		return uint32(x)
+	case schema.Uint64:
+		return uint64(x)
+	case schema.Date:
+		return time.Unix(x*86400, 0).UTC()
+	}
+	return x
 }
