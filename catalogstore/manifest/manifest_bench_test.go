@@ -40,7 +40,7 @@ func benchFiles(n int) []DataFile {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	data, err := Encode(benchFiles(20_000))
+	data, err := Encode(benchFiles(100_000))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -132,6 +132,13 @@ func TestWrite_ErrInvalid(t *testing.T) {
 		"misaligned bound": func(f *DataFile) { f.UpperBounds = append(f.UpperBounds, nil) },
 		"duplicate id":     func(f *DataFile) { f.FieldIDs = []int{1, 1, 2} },
 		"zero id":          func(f *DataFile) { f.FieldIDs = []int{0, 1, 2} },
+		"duplicate among many": func(f *DataFile) {
+			*f = DataFile{Path: f.Path, Format: f.Format, StatsState: f.StatsState}
+			for id := 1; id <= 80; id++ {
+				f.FieldIDs = append(f.FieldIDs, id)
+			}
+			f.FieldIDs[79] = 3
+		},
 	}
 	for name, mutate := range bad {
 		t.Run(name, func(t *testing.T) {
