@@ -95,12 +95,17 @@ func fromColumns(cols []arrow.Array, n int, keepIDs []int) ([]DataFile, error) {
 			if lc.vals.NullN() != 0 {
 				err = errors.New("null element")
 			} else {
-				all, offs := valueBytes(lc.vals)
+				all, offs, verr := valueBytes(lc.vals)
 				flat := make([]string, lc.vals.Len())
 				for j := range flat {
-					flat[j] = string(all[offs[j]:offs[j+1]])
+					if verr == nil {
+						flat[j] = string(all[offs[j]:offs[j+1]])
+					}
 				}
-				err = fillLists(lc, flat, sel, files, func(f *DataFile) *[]string { return &f.ColumnNames })
+				err = verr
+				if err == nil {
+					err = fillLists(lc, flat, sel, files, func(f *DataFile) *[]string { return &f.ColumnNames })
+				}
 			}
 		}
 		if err != nil {
@@ -130,7 +135,10 @@ func scalars(cols []arrow.Array, files []DataFile) error {
 	if !ok || !k {
 		return errors.New("unexpected scalar column types")
 	}
-	pb, offs := valueBytes(path)
+	pb, offs, err := valueBytes(path)
+	if err != nil {
+		return fmt.Errorf("path: %w", err)
+	}
 	paths := string(pb)
 	for i := range files {
 		f := &files[i]
@@ -310,7 +318,10 @@ func fillLists[E any, A arrow.Array](c listCol[A], flat []E, sel *selection, fil
 // slice of one copy of the column's bytes otherwise (empty, not nil, for
 // an empty bound).
 func fillBounds(c listCol[*array.Binary], sel *selection, files []DataFile, dst func(*DataFile) *[][]byte) error {
-	vb, offs := valueBytes(c.vals)
+	vb, offs, err := valueBytes(c.vals)
+	if err != nil {
+		return err
+	}
 	buf := append(make([]byte, 0, len(vb)), vb...)
 	total := 0
 	for i := range files {
@@ -347,7 +358,10 @@ func fillBounds(c listCol[*array.Binary], sel *selection, files []DataFile, dst 
 // fillPartitionValues sets each entry's partition values (by spec field,
 // not by field id: never filtered).
 func fillPartitionValues(c listCol[*array.String], files []DataFile) error {
-	vb, offs := valueBytes(c.vals)
+	vb, offs, err := valueBytes(c.vals)
+	if err != nil {
+		return err
+	}
 	all := string(vb)
 	strs := make([]string, c.vals.Len())
 	ptrs := make([]*string, c.vals.Len())
@@ -379,17 +393,17 @@ type varBinary interface {
 
 // valueBytes returns a's concatenated values (aliasing a's buffer) and the
 // offsets of its elements in them: element j is [offs[j], offs[j+1]).
-func valueBytes(a varBinary) ([]byte, []int) {
+func valueBytes(a varBinary) ([]byte, []int, error) {
 	if a.Len() == 0 {
-		return nil, []int{0}
+		return nil, []int{0}, nil
 	}
 	raw, vb := a.ValueOffsets(), a.ValueBytes()
 	offs := make([]int, len(raw))
 	for j, o := range raw {
 		offs[j] = int(o - raw[0])
 		if offs[j] < 0 || offs[j] > len(vb) || (j > 0 && offs[j] < offs[j-1]) {
-			panic(fmt.Sprintf("value offset %d out of range", o)) // recovered by DecodeWith as corrupt
+			return nil, nil, fmt.Errorf("value offset %d out of range", o)
 		}
 	}
-	return vb, offs
+	return vb, offs, nil
 }
