@@ -17,7 +17,11 @@ type Provider struct {
 	cat   *catalogstore.Catalog
 	fns   map[string]sql.TableFunction
 	cache *scan.Cache
-	procs sql.ExternalStoredProcedureRegistry
+	// pruner keeps the columnar bounds of manifests by path, so repeated
+	// plans of one snapshot do not rebuild them (the catalog caches the
+	// decoded manifests themselves).
+	pruner *scan.Pruner
+	procs  sql.ExternalStoredProcedureRegistry
 }
 
 var (
@@ -29,7 +33,8 @@ var (
 // New returns a provider over cat.
 func New(cat *catalogstore.Catalog) *Provider {
 	return (&Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
-		procs: sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
+		pruner: scan.NewPruner(scan.DefaultPrunerBytes),
+		procs:  sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
 }
 
 // Catalog returns the provider's catalog.

@@ -167,11 +167,11 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if t.snapshot == 0 || truncated {
 		return sql.RowsToRowIter(staged...), nil
 	}
-	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	files, snap, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
-	files = scan.Prune(files, t.ds.Specs, scan.Predicates(t.schema, t.filters))
+	files = t.db.p.pruner.Prune(snap.ManifestPath, files, t.ds.Specs, scan.Predicates(t.schema, t.filters))
 	it := scan.NewRowIter(ctx, scan.Request{
 		Store:    t.db.p.cat.Blob(),
 		Files:    files,

@@ -258,8 +258,50 @@ func number(v any) (float64, bool) {
 // Prune returns the files that might hold rows matching every predicate,
 // in their original order: by partition values (under each file's spec,
 // one of specs) and by column bounds. Files whose stats are not provided
-// are pruned by partition values only.
+// are pruned by partition values only. It builds the columnar bounds of
+// the predicates' columns for this call; Pruner keeps them per manifest.
 func Prune(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
+	if len(preds) == 0 {
+		return files
+	}
+	return NewBounds(len(files)).Prune(files, specs, preds)
+}
+
+// Prune is the package's Prune over b's columns. files must be the
+// manifest entries b describes, in order (b is built from them on first
+// use of each column).
+func (b *Bounds) Prune(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
+	if len(preds) == 0 {
+		return files
+	}
+	if len(files) != b.n {
+		return pruneFiles(files, specs, preds)
+	}
+	idx := make([]int32, len(files))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	var slow []Predicate // values outside the column's domain: decided per file
+	for _, p := range preds {
+		c, _ := b.column(files, p.FieldID, p.Type)
+		var ok bool
+		if idx, ok = c.filter(idx, p); !ok {
+			slow = append(slow, p)
+		}
+	}
+	out := make([]manifest.DataFile, 0, len(idx))
+	for _, i := range idx {
+		f := &files[i]
+		if (len(slow) == 0 || mightMatch(f, slow)) && partitionMightMatch(f, specs, preds) {
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
+// pruneFiles is the per-file reference for Prune: the columnar path must
+// keep exactly the files it keeps.
+func pruneFiles(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
 	if len(preds) == 0 {
 		return files
 	}

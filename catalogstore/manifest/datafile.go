@@ -85,15 +85,11 @@ func (f *DataFile) Validate() error {
 		return fmt.Errorf("%s: unknown stats state %q", f.Path, f.StatsState)
 	}
 	n := len(f.FieldIDs)
-	seen := make(map[int]bool, n)
-	for _, id := range f.FieldIDs {
+	if id, ok := duplicateOrInvalidID(f.FieldIDs); !ok {
 		if id < 1 {
 			return fmt.Errorf("%s: field id %d < 1", f.Path, id)
 		}
-		if seen[id] {
-			return fmt.Errorf("%s: duplicate field id %d", f.Path, id)
-		}
-		seen[id] = true
+		return fmt.Errorf("%s: duplicate field id %d", f.Path, id)
 	}
 	lens := []struct {
 		name string
@@ -130,4 +126,32 @@ func (f *DataFile) Validate() error {
 		}
 	}
 	return nil
+}
+
+// duplicateOrInvalidID returns the first field id that is < 1 or repeats
+// an earlier one, and false; or true. Read validates every entry, so this
+// avoids a map per entry for the usual few dozen ids.
+func duplicateOrInvalidID(ids []int) (int, bool) {
+	var seen map[int]bool
+	if len(ids) > 64 {
+		seen = make(map[int]bool, len(ids))
+	}
+	for i, id := range ids {
+		if id < 1 {
+			return id, false
+		}
+		if seen != nil {
+			if seen[id] {
+				return id, false
+			}
+			seen[id] = true
+			continue
+		}
+		for _, prev := range ids[:i] {
+			if prev == id {
+				return id, false
+			}
+		}
+	}
+	return 0, true
 }

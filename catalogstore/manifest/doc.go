@@ -9,10 +9,14 @@
 // {location}/metadata/manifest-{snapshot-id}-{nonce}.parquet), so a Cache
 // keyed by path never goes stale.
 //
-// Integrity: Write records the number of entries and a CRC-64 of their
-// decoded content in the footer's key-value metadata. Read recomputes both,
-// so a damaged manifest is an error wrapping ErrCorrupt (IsCorrupt), never
-// a panic and never a silently wrong list. The commit protocol refuses a
+// Integrity: Write records the number of entries in the footer's key-value
+// metadata, and a CRC-32C of the whole file (pages, page headers and the
+// footer; see integrity.go). Read checks the checksum over the raw bytes
+// once, before decoding anything, then decodes only what DecodeOptions
+// select, so a damaged manifest is an error wrapping ErrCorrupt
+// (IsCorrupt), never a panic and never a silently wrong list. Version 1
+// manifests (a CRC-64 of the decoded content) are still read: fully, then
+// checked, then projected. The commit protocol refuses a
 // commit whose parent manifest is unreadable; it is never treated as empty.
 //
 // The manifest's schema, one row per data file (lists are null for a nil Go

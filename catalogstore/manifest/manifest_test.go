@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -131,6 +132,13 @@ func TestWrite_ErrInvalid(t *testing.T) {
 		"misaligned bound": func(f *DataFile) { f.UpperBounds = append(f.UpperBounds, nil) },
 		"duplicate id":     func(f *DataFile) { f.FieldIDs = []int{1, 1, 2} },
 		"zero id":          func(f *DataFile) { f.FieldIDs = []int{0, 1, 2} },
+		"duplicate among many": func(f *DataFile) {
+			*f = DataFile{Path: f.Path, Format: f.Format, StatsState: f.StatsState}
+			for id := 1; id <= 80; id++ {
+				f.FieldIDs = append(f.FieldIDs, id)
+			}
+			f.FieldIDs[79] = 3
+		},
 	}
 	for name, mutate := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -368,10 +376,11 @@ func TestCache_ContextCancelled(t *testing.T) {
 	}
 }
 
-// TestFuzzSeeds keeps testdata/fuzz/FuzzRead honest: the valid seed must
-// still decode (it is a manifest written by an earlier build, so this also
-// pins the format), the truncated one must be corrupt. -update rewrites
-// them.
+// TestFuzzSeeds keeps testdata/fuzz/FuzzRead honest: the valid seeds must
+// still decode (they are manifests written by earlier builds, so this also
+// pins the formats: valid_small_manifest is version 1, valid_v2_manifest
+// version 2), the truncated one must be corrupt. -update rewrites them (all
+// as the current version).
 func TestFuzzSeeds(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzRead")
 	valid, err := Encode(sampleFiles())
@@ -380,6 +389,7 @@ func TestFuzzSeeds(t *testing.T) {
 	}
 	seeds := map[string][]byte{
 		"valid_small_manifest": valid,
+		"valid_v2_manifest":    valid,
 		"truncated_manifest":   valid[:len(valid)*2/3],
 		"footer_only":          valid[len(valid)-64:],
 	}
@@ -399,7 +409,7 @@ func TestFuzzSeeds(t *testing.T) {
 			t.Fatalf("seed %s: %v (run with -update)", name, err)
 		}
 		got, err := Decode(b)
-		if name == "valid_small_manifest" {
+		if strings.HasPrefix(name, "valid_") {
 			if err != nil || !reflect.DeepEqual(got, sampleFiles()) {
 				t.Fatalf("valid seed: %v", err)
 			}

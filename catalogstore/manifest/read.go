@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,33 +26,105 @@ import (
 // commit protocol refuses a commit whose parent manifest fails to read: it
 // is never treated as empty. Safe for concurrent use.
 func Read(ctx context.Context, store blob.Store, key string) ([]DataFile, error) {
+	return ReadWith(ctx, store, key, DecodeOptions{})
+}
+
+// ReadWith is Read decoding only what opts selects.
+func ReadWith(ctx context.Context, store blob.Store, key string, opts DecodeOptions) ([]DataFile, error) {
 	data, err := store.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", key, err)
 	}
-	files, err := Decode(data)
+	files, err := DecodeWith(data, opts)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", key, err)
 	}
 	return files, nil
 }
 
+// Parts selects the per-entry fields DecodeWith decodes besides those it
+// always decodes: the scalar fields (Path … SequenceNumber) and FieldIDs.
+type Parts uint16
+
+const (
+	PartPartitionValues Parts = 1 << iota
+	PartValueCounts
+	PartNullCounts
+	PartNaNCounts
+	PartBounds // LowerBounds, UpperBounds and BoundsExact
+	PartColumnSizes
+	PartColumnNames
+
+	AllParts = PartPartitionValues | PartValueCounts | PartNullCounts | PartNaNCounts | PartBounds | PartColumnSizes | PartColumnNames
+	// PlanParts is what file pruning reads (scan.Prune).
+	PlanParts = PartPartitionValues | PartValueCounts | PartNullCounts | PartNaNCounts | PartBounds
+)
+
+// DecodeOptions project a decode. The zero value decodes everything.
+type DecodeOptions struct {
+	// Parts to decode; zero means AllParts. Fields of parts not decoded
+	// are nil.
+	Parts Parts
+	// FieldIDs, if not nil, keeps only these field ids in each entry's
+	// FieldIDs and the per-column arrays aligned with it (in the entry's
+	// own order). An id an entry lacks stays absent, as in a full decode.
+	FieldIDs []int
+}
+
+func (o DecodeOptions) parts() Parts {
+	if o.Parts == 0 {
+		return AllParts
+	}
+	return o.Parts
+}
+
+// columns reports which manifest columns opts needs read.
+func (o DecodeOptions) columns() [numCols]bool {
+	p := o.parts()
+	var need [numCols]bool
+	for c := range need {
+		need[c] = true
+	}
+	for c, part := range map[int]Parts{
+		colPartitionValues: PartPartitionValues,
+		colValueCounts:     PartValueCounts,
+		colNullCounts:      PartNullCounts,
+		colNaNCounts:       PartNaNCounts,
+		colLowerBounds:     PartBounds,
+		colUpperBounds:     PartBounds,
+		colBoundsExact:     PartBounds,
+		colColumnSizes:     PartColumnSizes,
+		colColumnNames:     PartColumnNames,
+	} {
+		need[c] = p&part != 0
+	}
+	return need
+}
+
 // Decode decodes manifest bytes as Encode produced them. Failures wrap
 // ErrCorrupt.
-func Decode(data []byte) (files []DataFile, err error) {
+func Decode(data []byte) ([]DataFile, error) {
+	return DecodeWith(data, DecodeOptions{})
+}
+
+// DecodeWith decodes what opts selects of manifest bytes. The file's
+// checksum is checked first, over all of it, whatever is selected (for
+// version 1 manifests, whose checksum covers decoded content, everything is
+// decoded and then projected). Failures wrap ErrCorrupt.
+func DecodeWith(data []byte, opts DecodeOptions) (files []DataFile, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			files, err = nil, MarkCorrupt(fmt.Errorf("decoder panic: %v", r))
 		}
 	}()
-	files, err = decode(data)
+	files, err = decode(data, opts)
 	if err != nil {
 		return nil, MarkCorrupt(err)
 	}
 	return files, nil
 }
 
-func decode(data []byte) ([]DataFile, error) {
+func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 	mem := memory.NewGoAllocator()
 	rdr, err := file.NewParquetReader(bytes.NewReader(data), file.WithReadProps(parquet.NewReaderProperties(mem)))
 	if err != nil {
@@ -61,21 +133,38 @@ func decode(data []byte) ([]DataFile, error) {
 	defer rdr.Close()
 	md := rdr.MetaData()
 	kv := md.KeyValueMetadata()
-	if v := kv.FindValue(metaVersion); v == nil || *v != version {
+	ver := kv.FindValue(metaVersion)
+	if ver == nil || (*ver != version && *ver != versionV1) {
 		return nil, errors.New("missing or unsupported manifest version")
 	}
+	v1 := *ver == versionV1
+	asked := opts
 	nv := kv.FindValue(metaFiles)
-	cv := kv.FindValue(metaChecksum)
-	if nv == nil || cv == nil {
-		return nil, errors.New("missing file count or checksum")
+	if nv == nil {
+		return nil, errors.New("missing file count")
 	}
 	n, err := strconv.ParseInt(*nv, 10, 64)
 	if err != nil || n < 0 {
 		return nil, fmt.Errorf("bad file count %q", *nv)
 	}
-	want, err := strconv.ParseUint(*cv, 16, 64)
-	if err != nil {
-		return nil, fmt.Errorf("bad checksum %q", *cv)
+	var want uint64
+	if v1 {
+		cv := kv.FindValue(metaChecksum)
+		if cv == nil {
+			return nil, errors.New("missing checksum")
+		}
+		if want, err = strconv.ParseUint(*cv, 16, 64); err != nil {
+			return nil, fmt.Errorf("bad checksum %q", *cv)
+		}
+		opts = DecodeOptions{} // the checksum needs every column
+	} else {
+		cv := kv.FindValue(metaCRC)
+		if cv == nil {
+			return nil, errors.New("missing checksum")
+		}
+		if err := verifyCRC(data, *cv); err != nil {
+			return nil, err
+		}
 	}
 	if md.NumRows != n {
 		return nil, fmt.Errorf("footer lists %d rows, expected %d files", md.NumRows, n)
@@ -97,50 +186,12 @@ func decode(data []byte) ([]DataFile, error) {
 		}
 	}
 
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: min(max(n, 1), 1<<20)}, mem)
+	cols, release, err := readColumns(rdr, mem, n, opts.columns())
 	if err != nil {
 		return nil, err
 	}
-	sc, err := fr.Schema()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkSchema(sc); err != nil {
-		return nil, err
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	defer tbl.Release()
-	if tbl.NumRows() != n || tbl.NumCols() != numCols {
-		return nil, fmt.Errorf("decoded %d rows of %d columns, expected %d rows", tbl.NumRows(), tbl.NumCols(), n)
-	}
-	cols := make([]arrow.Array, numCols)
-	for i := range cols {
-		chunks := tbl.Column(i).Data().Chunks()
-		var a arrow.Array
-		switch len(chunks) {
-		case 0:
-			a = array.MakeArrayOfNull(mem, manifestSchema.Field(i).Type, 0)
-		case 1:
-			a = chunks[0]
-			a.Retain()
-		default:
-			if a, err = array.Concatenate(chunks, mem); err != nil {
-				return nil, err
-			}
-		}
-		defer a.Release()
-		if int64(a.Len()) != n {
-			return nil, fmt.Errorf("column %s has %d values, expected %d", manifestSchema.Field(i).Name, a.Len(), n)
-		}
-		if !manifestSchema.Field(i).Nullable && a.NullN() != 0 {
-			return nil, fmt.Errorf("column %s has nulls", manifestSchema.Field(i).Name)
-		}
-		cols[i] = a
-	}
-	files, err := fromColumns(cols, int(n))
+	defer release()
+	files, err := fromColumns(cols, int(n), opts.FieldIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -149,10 +200,91 @@ func decode(data []byte) ([]DataFile, error) {
 			return nil, fmt.Errorf("entry %d: %v", i, err)
 		}
 	}
-	if got := checksum(files); got != want {
-		return nil, fmt.Errorf("checksum mismatch: content %x, footer %x", got, want)
+	if v1 {
+		if got := checksum(files); got != want {
+			return nil, fmt.Errorf("checksum mismatch: content %x, footer %x", got, want)
+		}
+		if asked.Parts != 0 || asked.FieldIDs != nil {
+			// Verified: now project the columns already read.
+			need, proj := asked.columns(), slices.Clone(cols)
+			for c := range proj {
+				if !need[c] {
+					proj[c] = nil
+				}
+			}
+			return fromColumns(proj, int(n), asked.FieldIDs)
+		}
 	}
 	return files, nil
+}
+
+// readColumns reads the manifest columns marked in need, each as one
+// array of n values (nil where not needed). Each manifest column is one
+// Parquet leaf, so column and leaf indexes coincide.
+func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]bool) ([]arrow.Array, func(), error) {
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: min(max(n, 1), 1<<20)}, mem)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := fr.Schema()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSchema(sc); err != nil {
+		return nil, nil, err
+	}
+	var leaves []int
+	for c := range need {
+		if need[c] {
+			leaves = append(leaves, c)
+		}
+	}
+	rgs := make([]int, rdr.NumRowGroups())
+	for i := range rgs {
+		rgs[i] = i
+	}
+	tbl, err := fr.ReadRowGroups(context.Background(), leaves, rgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer tbl.Release()
+	if tbl.NumRows() != n || tbl.NumCols() != int64(len(leaves)) {
+		return nil, nil, fmt.Errorf("decoded %d rows of %d columns, expected %d rows", tbl.NumRows(), tbl.NumCols(), n)
+	}
+	cols := make([]arrow.Array, numCols)
+	release := func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}
+	for k, c := range leaves {
+		chunks := tbl.Column(k).Data().Chunks()
+		var a arrow.Array
+		switch len(chunks) {
+		case 0:
+			a = array.MakeArrayOfNull(mem, manifestSchema.Field(c).Type, 0)
+		case 1:
+			a = chunks[0]
+			a.Retain()
+		default:
+			if a, err = array.Concatenate(chunks, mem); err != nil {
+				release()
+				return nil, nil, err
+			}
+		}
+		cols[c] = a
+		if int64(a.Len()) != n {
+			release()
+			return nil, nil, fmt.Errorf("column %s has %d values, expected %d", manifestSchema.Field(c).Name, a.Len(), n)
+		}
+		if !manifestSchema.Field(c).Nullable && a.NullN() != 0 {
+			release()
+			return nil, nil, fmt.Errorf("column %s has nulls", manifestSchema.Field(c).Name)
+		}
+	}
+	return cols, release, nil
 }
 
 // checkSchema compares the file's schema with manifestSchema, by name and
@@ -207,177 +339,4 @@ func (c listCol[T]) span(i int) (start, end int, ok bool, err error) {
 		return 0, 0, false, fmt.Errorf("list offsets %d..%d out of range", s, e)
 	}
 	return int(s), int(e), true, nil
-}
-
-func fromColumns(cols []arrow.Array, n int) ([]DataFile, error) {
-	var (
-		path, format, state, serr *array.String
-		recs, size, usize, rowid  *array.Int64
-		snap, seq                 *array.Int64
-		spec                      *array.Int32
-		ok                        = true
-	)
-	str := func(i int) *array.String {
-		a, k := cols[i].(*array.String)
-		ok = ok && k
-		return a
-	}
-	i64 := func(i int) *array.Int64 {
-		a, k := cols[i].(*array.Int64)
-		ok = ok && k
-		return a
-	}
-	path, format, state, serr = str(colPath), str(colFormat), str(colStatsState), str(colStatsError)
-	recs, size, usize, rowid = i64(colRecordCount), i64(colFileSize), i64(colUncompressedSize), i64(colRowIDStart)
-	snap, seq = i64(colAddedSnapshotID), i64(colSequenceNumber)
-	spec, k := cols[colSpecID].(*array.Int32)
-	if !ok || !k {
-		return nil, errors.New("unexpected scalar column types")
-	}
-	pv, err := asList[*array.String](cols[colPartitionValues])
-	if err != nil {
-		return nil, fmt.Errorf("partition_values: %w", err)
-	}
-	ids, err := asList[*array.Int32](cols[colFieldIDs])
-	if err != nil {
-		return nil, fmt.Errorf("field_ids: %w", err)
-	}
-	var intLists [4]listCol[*array.Int64]
-	for j, c := range []int{colValueCounts, colNullCounts, colNaNCounts, colColumnSizes} {
-		if intLists[j], err = asList[*array.Int64](cols[c]); err != nil {
-			return nil, fmt.Errorf("%s: %w", manifestSchema.Field(c).Name, err)
-		}
-	}
-	lower, err := asList[*array.Binary](cols[colLowerBounds])
-	if err != nil {
-		return nil, fmt.Errorf("lower_bounds: %w", err)
-	}
-	upper, err := asList[*array.Binary](cols[colUpperBounds])
-	if err != nil {
-		return nil, fmt.Errorf("upper_bounds: %w", err)
-	}
-	exact, err := asList[*array.Boolean](cols[colBoundsExact])
-	if err != nil {
-		return nil, fmt.Errorf("bounds_exact: %w", err)
-	}
-	names, err := asList[*array.String](cols[colColumnNames])
-	if err != nil {
-		return nil, fmt.Errorf("column_names: %w", err)
-	}
-
-	files := make([]DataFile, n)
-	for i := range files {
-		f := &files[i]
-		f.Path = strings.Clone(path.Value(i))
-		f.Format = strings.Clone(format.Value(i))
-		f.RecordCount = recs.Value(i)
-		f.FileSize = size.Value(i)
-		f.UncompressedSize = usize.Value(i)
-		f.SpecID = int(spec.Value(i))
-		f.RowIDStart = rowid.Value(i)
-		f.StatsState = strings.Clone(state.Value(i))
-		f.StatsError = strings.Clone(serr.Value(i))
-		f.AddedSnapshotID = snap.Value(i)
-		f.SequenceNumber = seq.Value(i)
-
-		if f.PartitionValues, err = readStrings(pv, i, true); err != nil {
-			return nil, fmt.Errorf("partition_values: %w", err)
-		}
-		s, e, present, err := ids.span(i)
-		if err != nil {
-			return nil, fmt.Errorf("field_ids: %w", err)
-		}
-		if present {
-			f.FieldIDs = make([]int, e-s)
-			for j := s; j < e; j++ {
-				if ids.vals.IsNull(j) {
-					return nil, errors.New("field_ids: null element")
-				}
-				f.FieldIDs[j-s] = int(ids.vals.Value(j))
-			}
-		}
-		dst := []*[]int64{&f.ValueCounts, &f.NullCounts, &f.NaNCounts, &f.ColumnSizes}
-		for j, lc := range intLists {
-			s, e, present, err := lc.span(i)
-			if err != nil {
-				return nil, err
-			}
-			if !present {
-				continue
-			}
-			if lc.vals.NullN() != 0 {
-				for k := s; k < e; k++ {
-					if lc.vals.IsNull(k) {
-						return nil, errors.New("null count element")
-					}
-				}
-			}
-			*dst[j] = append(make([]int64, 0, e-s), lc.vals.Int64Values()[s:e]...)
-		}
-		if f.LowerBounds, err = readBounds(lower, i); err != nil {
-			return nil, fmt.Errorf("lower_bounds: %w", err)
-		}
-		if f.UpperBounds, err = readBounds(upper, i); err != nil {
-			return nil, fmt.Errorf("upper_bounds: %w", err)
-		}
-		s, e, present, err = exact.span(i)
-		if err != nil {
-			return nil, fmt.Errorf("bounds_exact: %w", err)
-		}
-		if present {
-			f.BoundsExact = make([]bool, e-s)
-			for j := s; j < e; j++ {
-				if exact.vals.IsNull(j) {
-					return nil, errors.New("bounds_exact: null element")
-				}
-				f.BoundsExact[j-s] = exact.vals.Value(j)
-			}
-		}
-		ns, err := readStrings(names, i, false)
-		if err != nil {
-			return nil, fmt.Errorf("column_names: %w", err)
-		}
-		if ns != nil {
-			f.ColumnNames = make([]string, len(ns))
-			for j, p := range ns {
-				f.ColumnNames[j] = *p
-			}
-		}
-	}
-	return files, nil
-}
-
-func readStrings(c listCol[*array.String], i int, nullable bool) ([]*string, error) {
-	s, e, present, err := c.span(i)
-	if err != nil || !present {
-		return nil, err
-	}
-	out := make([]*string, e-s)
-	for j := s; j < e; j++ {
-		if c.vals.IsNull(j) {
-			if !nullable {
-				return nil, errors.New("null element")
-			}
-			continue
-		}
-		v := strings.Clone(c.vals.Value(j))
-		out[j-s] = &v
-	}
-	return out, nil
-}
-
-func readBounds(c listCol[*array.Binary], i int) ([][]byte, error) {
-	s, e, present, err := c.span(i)
-	if err != nil || !present {
-		return nil, err
-	}
-	out := make([][]byte, e-s)
-	for j := s; j < e; j++ {
-		if c.vals.IsNull(j) {
-			continue
-		}
-		v := c.vals.Value(j)
-		out[j-s] = append(make([]byte, 0, len(v)), v...)
-	}
-	return out, nil
 }

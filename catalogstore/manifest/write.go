@@ -20,8 +20,9 @@ import (
 const (
 	metaVersion  = "lakesql.manifest.version"
 	metaFiles    = "lakesql.manifest.files"
-	metaChecksum = "lakesql.manifest.checksum"
-	version      = "1"
+	metaChecksum = "lakesql.manifest.checksum" // version 1 only: CRC-64 of the decoded content
+	version      = "2"                         // whole-file CRC-32C (integrity.go)
+	versionV1    = "1"
 )
 
 // Column positions in the manifest's schema.
@@ -123,7 +124,7 @@ func Encode(files []DataFile) ([]byte, error) {
 	for _, kv := range [][2]string{
 		{metaVersion, version},
 		{metaFiles, strconv.Itoa(len(files))},
-		{metaChecksum, strconv.FormatUint(checksum(files), 16)},
+		{metaCRC, crcPlaceholder},
 	} {
 		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
 			fw.Close()
@@ -137,7 +138,11 @@ func Encode(files []DataFile) ([]byte, error) {
 	if err := fw.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	data := buf.Bytes()
+	if err := sealCRC(data); err != nil {
+		return nil, fmt.Errorf("seal manifest checksum: %w", err)
+	}
+	return data, nil
 }
 
 func buildRecord(mem memory.Allocator, files []DataFile) arrow.RecordBatch {
