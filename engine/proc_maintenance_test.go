@@ -67,6 +67,46 @@ var maintenanceScripts = []scriptTest{
 			{query: "CALL remove_orphan_files('d.t', '7d', true)", want: []string{"1|0|0|0|0|0|9|9"}},
 		},
 	},
+	{
+		name: "expire_snapshots by the dataset's retention properties",
+		setup: []string{
+			"CREATE DATABASE d",
+			"USE d",
+			"CREATE TABLE d.t (a INT)",
+			"INSERT INTO d.t VALUES (1)",
+			"INSERT INTO d.t VALUES (2)",
+			"INSERT INTO d.t VALUES (3)",
+			"INSERT INTO d.t VALUES (4)",
+		},
+		checks: []check{
+			{query: "CALL expire_snapshots('d.t')", wantErr: "1231 no snapshot_retention property"},
+			{query: "CALL set_table_property('d.t', 'snapshot_retention', '-1d')", wantErr: "1231 negative"},
+			{query: "CALL set_table_property('d.t', 'snapshot_retention', 'soon')", wantErr: "1231 not an age"},
+			{query: "CALL set_table_property('d.t', 'snapshot_retain_last', 'x')", wantErr: "1231 snapshot_retain_last"},
+			{query: "CALL set_table_property('d.t', 'colour', 'red')", wantErr: "1231 not a snapshot retention property"},
+			{query: "CALL set_table_property('d.v', 'snapshot_retention', '1d')", wantErr: "1146"},
+			{query: "SELECT COUNT(*) FROM `t$properties` WHERE `key` LIKE 'snapshot%'", want: []string{"0"}},
+			{query: "CALL expire_snapshots('d.t')", wantErr: "1231 no snapshot_retention property"},
+			{query: "SELECT COUNT(*) FROM d.t AS OF 1", want: []string{"1"}},
+			{query: "CALL set_table_property('d.t', 'snapshot_retention', '0s')", want: []string{"snapshot_retention|0s"}},
+			{query: "CALL set_table_property('d.t', 'snapshot_retain_last', '2')", want: []string{"snapshot_retain_last|2"}},
+			{query: "SELECT `key`, value FROM `t$properties` WHERE `key` LIKE 'snapshot%'", want: []string{"snapshot_retain_last|2", "snapshot_retention|0s"}},
+			{query: "CALL expire_snapshots('d.t')", want: []string{
+				"1|expired|older than 0s (snapshot_retention)|NULL",
+				"2|expired|older than 0s (snapshot_retention)|NULL",
+				"3|kept|retain-last|NULL",
+				"4|kept|head|NULL",
+			}},
+			{query: "CALL unset_table_property('d.t', 'snapshot_retain_last')", want: []string{"snapshot_retain_last|NULL"}},
+			{query: "CALL expire_snapshots('d.t')", want: []string{
+				"1|kept|tombstoned|expired; its document is purged after the grace period",
+				"2|kept|tombstoned|expired; its document is purged after the grace period",
+				"3|expired|older than 0s (snapshot_retention)|NULL",
+				"4|kept|head|NULL",
+			}},
+			{query: "SELECT a FROM d.t", want: []string{"1", "2", "3", "4"}},
+		},
+	},
 }
 
 func TestMaintenanceScripts(t *testing.T) {
