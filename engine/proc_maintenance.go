@@ -20,8 +20,9 @@ import (
 //	CALL set_table_property('c.t', key, value)           set snapshot_retention / snapshot_retain_last
 //	CALL unset_table_property('c.t', key)                remove one
 //	CALL remove_orphan_files('c.t', '7d' [, dry_run])    one summary row
-//	CALL compact('c.t' [, 'brute' | 'sort_aware' | 'performance'] [, dry_run])
-//	                                                     the plan (and the snapshot); no row when nothing to do
+//	CALL compact('c.t' [, 'brute' | 'sort_aware' | 'performance' | 'delete_debt'] [, dry_run])
+//	                                                     the plan (and the snapshot); no row when nothing to do;
+//	                                                     delete_debt: an error saying copy-on-write leaves none
 //	CALL refresh_statistics('c.t')                       the statistics-refresh snapshot
 //	CALL verify('c.t')                                   one row per finding, or one 'ok' row
 func maintenanceProcedures() []sql.ExternalStoredProcedureDetails {

@@ -30,6 +30,8 @@ var maintenanceScripts = []scriptTest{
 			{query: "CALL compact('d.t', 'fancy')", wantErr: "1231 unknown compaction rule"},
 			{query: "CALL compact('d.t', 'sort_aware')", wantErr: "1231 needs a sort order"},
 			{query: "CALL compact('d.v')", wantErr: "1235 is a view"},
+			{query: "CALL compact('d.t', 'delete_debt')", wantErr: "1235 copy-on-write"},
+			{query: "CALL compact('d.t', 'delete_debt', true)", wantErr: "1235 no delete files"},
 			{query: "CALL compact('d.nope')", wantErr: "1146 nope"},
 			{query: "CALL expire_snapshots('d.t', '-7d')", wantErr: "1231 negative"},
 			{query: "CALL expire_snapshots('d.t', 'seven days')", wantErr: "1231 not an age"},
@@ -121,6 +123,41 @@ func TestMaintenanceScripts(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestProcCompact_FiresNoTrigger: compaction commits a housekeeping
+// snapshot, so the view over the compacted source is not refreshed; the
+// next INSERT still is. Jobs run inline, so a fired refresh has run when
+// its statement returns.
+func TestProcCompact_FiresNoTrigger(t *testing.T) {
+	st := scriptTest{
+		name: "compaction fires no trigger",
+		setup: []string{
+			"CREATE DATABASE d",
+			"USE d",
+			"CREATE TABLE src (k INT)",
+			"INSERT INTO src VALUES (1)",
+			"INSERT INTO src VALUES (2)",
+			"INSERT INTO src VALUES (3)",
+			"CREATE MATERIALIZED VIEW mv AS SELECT k FROM src",
+			"CALL compact('d.src')",
+		},
+		checks: []check{
+			{query: "SELECT operation, user_created FROM `src$snapshots` ORDER BY snapshot_id", ordered: true,
+				want: []string{"append|1", "append|1", "append|1", "compact|0"}},
+			{query: "SELECT COUNT(*) FROM `src$files`", want: []string{"1"}},
+			{query: "SELECT `trigger` FROM `mv$refreshes`", want: []string{"create"}},
+			{query: "SELECT COUNT(*) FROM `mv$snapshots`", want: []string{"1"}},
+			{query: "SELECT k FROM mv", want: []string{"1", "2", "3"}},
+			{query: "INSERT INTO src VALUES (4)"},
+			{query: "SELECT `trigger` FROM `mv$refreshes`", want: []string{"create", "refresh__d__mv"}},
+			{query: "SELECT k FROM mv", want: []string{"1", "2", "3", "4"}},
+			{query: "CALL verify('d.mv')", want: []string{"ok|info|NULL|NULL|2 snapshots, 2 manifests and 2 data files verified"}},
+		},
+	}
+	e := openEngine(t)
+	e.UseInlineJobs()
+	runScript(t, st.name, embedded(t, e), st)
 }
 
 // openWarehouse opens an engine on a warehouse folder the test knows.
