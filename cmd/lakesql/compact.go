@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -37,6 +38,11 @@ func newCompactCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			ds, err := e.Catalog().Dataset(ctx, id)
+			if errors.Is(err, catalogstore.ErrDatasetNotFound) {
+				if _, verr := e.Catalog().View(ctx, id); verr == nil {
+					return fmt.Errorf("%w: %s is a view; only datasets can be compacted", catalogstore.ErrNotSupported, id.Short())
+				}
+			}
 			if err != nil {
 				return err
 			}

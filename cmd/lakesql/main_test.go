@@ -102,6 +102,12 @@ func TestRun_CompactAndFsck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--rule") || !strings.Contains(err.Error(), "unknown compaction rule") {
 		t.Fatalf("--rule fancy: %v\n%s", err, stderr)
 	}
+	if _, _, err := runCLI(t, "", "--warehouse", wh, "-e", "CREATE VIEW d.v AS SELECT a FROM d.t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "", "--warehouse", wh, "compact", "d.v"); err == nil || !strings.Contains(err.Error(), "d.v is a view") {
+		t.Fatalf("compact of a view: %v", err)
+	}
 	_, _, err = runCLI(t, "", "--warehouse", wh, "compact", "d.t", "--rule", "delete_debt")
 	if err == nil || !strings.Contains(err.Error(), "copy-on-write") {
 		t.Fatalf("--rule delete_debt: %v", err)
