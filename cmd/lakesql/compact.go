@@ -186,3 +186,43 @@ func fsckOne(ctx context.Context, cat *catalogstore.Catalog, id catalogstore.Ide
 	}
 	return n, nil
 }
+
+// newExpireCmd is `lakesql expire [c.t]`: snapshot expiry by each
+// dataset's retention properties, for a scheduler (cron, Cloud Scheduler)
+// to run. Without an argument it expires every dataset of the workspace
+// that has a snapshot_retention property and skips the others.
+func newExpireCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "expire [COLLECTION.TABLE]",
+		Short: "Expire snapshots by the datasets' snapshot_retention / snapshot_retain_last properties",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			e, err := g.open(ctx, stderr)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			ids, err := fsckTargets(ctx, e.Catalog(), e.Workspace(), args)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				ds, err := e.Catalog().Dataset(ctx, id)
+				if err != nil {
+					return err
+				}
+				res, r, err := maintenance.ExpireByPolicy(ctx, e.Catalog(), ds, g.user)
+				if errors.Is(err, maintenance.ErrNoRetentionPolicy) && len(args) == 0 {
+					fmt.Fprintf(stdout, "%s: no retention policy, skipped\n", id.Short())
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s: older than %s, retain last %d: %d expired, %d purged\n", id.Short(), r.Age, r.RetainLast, len(res.Expired), len(res.Purged))
+			}
+			return nil
+		},
+	}
+}

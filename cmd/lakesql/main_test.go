@@ -168,3 +168,27 @@ func TestRun_FsckWholeWorkspace(t *testing.T) {
 		t.Fatalf("fsck output %q", out)
 	}
 }
+
+// TestRun_ExpireByPolicy: `lakesql expire` expires the datasets with a
+// retention policy and skips the others; a named dataset without one is
+// an error.
+func TestRun_ExpireByPolicy(t *testing.T) {
+	wh := filepath.Join(t.TempDir(), "lake")
+	script := "CREATE DATABASE d; CREATE TABLE d.t (a INT); CREATE TABLE d.u (a INT);" +
+		" INSERT INTO d.t VALUES (1); INSERT INTO d.t VALUES (2); INSERT INTO d.t VALUES (3); INSERT INTO d.u VALUES (1); INSERT INTO d.u VALUES (2);" +
+		" CALL set_table_property('d.t', 'snapshot_retention', '0s')"
+	if _, stderr, err := runCLI(t, "", "--warehouse", wh, "-e", script); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	out, _, err := runCLI(t, "", "--warehouse", wh, "expire")
+	if err != nil || !strings.Contains(out, "d.t: older than 0s, retain last 1: 2 expired, 0 purged") || !strings.Contains(out, "d.u: no retention policy, skipped") {
+		t.Fatalf("expire: %q %v", out, err)
+	}
+	out, _, err = runCLI(t, "", "--warehouse", wh, "--format", "tsv", "-e", "SELECT COUNT(*) FROM d.u AS OF 1; SELECT a FROM d.t")
+	if err != nil || out != "COUNT(*)\n1\na\n1\n2\n3\n" {
+		t.Fatalf("after expire: %q %v", out, err)
+	}
+	if _, _, err := runCLI(t, "", "--warehouse", wh, "expire", "d.u"); err == nil || !strings.Contains(err.Error(), "no snapshot_retention property") {
+		t.Fatalf("expire d.u = %v, want the missing policy named", err)
+	}
+}
