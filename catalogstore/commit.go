@@ -295,7 +295,10 @@ func (c *Catalog) nextManifest(ds *Dataset, parent []manifest.DataFile, cm Commi
 		if f.Format == "" {
 			f.Format = "parquet"
 		}
-		if cm.Operation != OpCompact {
+		// Row ids: new rows get the next ones. A compaction output keeps
+		// the ids its rows already had when they form one run
+		// (RowIDStart >= 0); one that mixes runs asks for new ids (-1).
+		if cm.Operation != OpCompact || f.RowIDStart < 0 {
 			f.RowIDStart = nextRowID
 			nextRowID += f.RecordCount
 		}

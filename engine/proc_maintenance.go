@@ -16,9 +16,13 @@ import (
 // rows.
 //
 //	CALL expire_snapshots('c.t', '7d' [, retain_last])   one row per snapshot: expired, purged or kept, and why
+//	CALL expire_snapshots('c.t')                         the same, by the dataset's retention properties
+//	CALL set_table_property('c.t', key, value)           set snapshot_retention / snapshot_retain_last
+//	CALL unset_table_property('c.t', key)                remove one
 //	CALL remove_orphan_files('c.t', '7d' [, dry_run])    one summary row
-//	CALL compact('c.t' [, 'brute' | 'sort_aware' | 'performance'] [, dry_run])
-//	                                                     the plan (and the snapshot); no row when nothing to do
+//	CALL compact('c.t' [, 'brute' | 'sort_aware' | 'performance' | 'delete_debt'] [, dry_run])
+//	                                                     the plan (and the snapshot); no row when nothing to do;
+//	                                                     delete_debt: an error saying copy-on-write leaves none
 //	CALL refresh_statistics('c.t')                       the statistics-refresh snapshot
 //	CALL verify('c.t')                                   one row per finding, or one 'ok' row
 func maintenanceProcedures() []sql.ExternalStoredProcedureDetails {
@@ -52,9 +56,16 @@ func maintenanceProcedures() []sql.ExternalStoredProcedureDetails {
 		{Name: "snapshot_id", Type: types.Int64, Nullable: true},
 		{Name: "files", Type: types.LongText},
 	}
+	propertySchema := sql.Schema{
+		{Name: "property", Type: types.LongText},
+		{Name: "value", Type: types.LongText, Nullable: true},
+	}
 	return []sql.ExternalStoredProcedureDetails{
+		{Name: "expire_snapshots", Schema: expireSchema, Function: procExpireSnapshotsByPolicy},
 		{Name: "expire_snapshots", Schema: expireSchema, Function: procExpireSnapshots},
 		{Name: "expire_snapshots", Schema: expireSchema, Function: procExpireSnapshotsRetain},
+		{Name: "set_table_property", Schema: propertySchema, Function: procSetTableProperty},
+		{Name: "unset_table_property", Schema: propertySchema, Function: procUnsetTableProperty},
 		{Name: "remove_orphan_files", Schema: orphanSchema, Function: procRemoveOrphans},
 		{Name: "remove_orphan_files", Schema: orphanSchema, Function: procRemoveOrphansDry},
 		{Name: "compact", Schema: compactSchema, Function: procCompact},
@@ -123,32 +134,80 @@ func procExpireSnapshotsRetain(ctx *sql.Context, table, age string, retainLast i
 	if err != nil {
 		return nil, maintErr(ctx, env, err)
 	}
+	return sql.RowsToRowIter(expireRows(res, "older than "+age)...), nil
+}
+
+// procExpireSnapshotsByPolicy expires by the dataset's snapshot_retention
+// and snapshot_retain_last properties; a dataset without a policy is
+// refused, naming both ways to give one.
+func procExpireSnapshotsByPolicy(ctx *sql.Context, table string) (sql.RowIter, error) {
+	env, ds, err := maintained(ctx, table, "expired")
+	if err != nil {
+		return nil, err
+	}
+	res, r, err := maintenance.ExpireByPolicy(ctx, env.cat, ds, env.sess.Author())
+	if err != nil {
+		return nil, maintErr(ctx, env, err)
+	}
+	why := fmt.Sprintf("older than %s (%s)", r.Age, maintenance.PropSnapshotRetention)
+	return sql.RowsToRowIter(expireRows(res, why)...), nil
+}
+
+// expireRows is one row per snapshot: expired (why), purged or kept.
+func expireRows(res *maintenance.ExpireResult, why string) []sql.Row {
 	var rows []sql.Row
 	expiredNow := map[int64]bool{}
 	for _, id := range res.Expired {
 		expiredNow[id] = true
-		rows = append(rows, sql.Row{id, "expired", "older than " + age, nil})
+		rows = append(rows, sql.Row{id, "expired", why, nil})
 	}
 	for _, id := range res.Purged {
 		rows = append(rows, sql.Row{id, "purged", "tombstone past its grace period", nil})
 	}
-	for _, why := range []maintenance.KeepReason{maintenance.KeptHead, maintenance.KeptLastUserCreated, maintenance.KeptTagged,
+	for _, reason := range []maintenance.KeepReason{maintenance.KeptHead, maintenance.KeptLastUserCreated, maintenance.KeptTagged,
 		maintenance.KeptRetainLast, maintenance.KeptNewer, maintenance.KeptConsumerFloor, maintenance.KeptTombstoned} {
-		for _, id := range res.Kept[why] {
+		for _, id := range res.Kept[reason] {
 			if expiredNow[id] {
 				continue // listed as expired above
 			}
 			var detail any
-			if why == maintenance.KeptConsumerFloor {
+			if reason == maintenance.KeptConsumerFloor {
 				detail = fmt.Sprintf("held back by the consumer floor (snapshot %d)", res.ConsumerFloor)
 			}
-			if why == maintenance.KeptTombstoned {
+			if reason == maintenance.KeptTombstoned {
 				detail = "expired; its document is purged after the grace period"
 			}
-			rows = append(rows, sql.Row{id, "kept", string(why), detail})
+			rows = append(rows, sql.Row{id, "kept", string(reason), detail})
 		}
 	}
-	return sql.RowsToRowIter(rows...), nil
+	return rows
+}
+
+func procSetTableProperty(ctx *sql.Context, table, key, value string) (sql.RowIter, error) {
+	return setTableProperty(ctx, table, key, value, false)
+}
+
+func procUnsetTableProperty(ctx *sql.Context, table, key string) (sql.RowIter, error) {
+	return setTableProperty(ctx, table, key, "", true)
+}
+
+// setTableProperty sets or removes one of the properties maintenance
+// reads; anything else, or a value it could not use, is refused and
+// nothing changes.
+func setTableProperty(ctx *sql.Context, table, key, value string, remove bool) (sql.RowIter, error) {
+	env, ds, err := maintained(ctx, table, "given maintenance properties")
+	if err != nil {
+		return nil, err
+	}
+	cur, err := maintenance.SetRetentionProperty(ctx, env.cat, ds, key, value, remove, env.sess.Author())
+	if err != nil {
+		return nil, sqlerr.Wrap(err)
+	}
+	var v any
+	if s, ok := cur.Properties[key]; ok {
+		v = s
+	}
+	return sql.RowsToRowIter(sql.Row{key, v}), nil
 }
 
 func procRemoveOrphans(ctx *sql.Context, table, age string) (sql.RowIter, error) {

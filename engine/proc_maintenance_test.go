@@ -30,6 +30,8 @@ var maintenanceScripts = []scriptTest{
 			{query: "CALL compact('d.t', 'fancy')", wantErr: "1231 unknown compaction rule"},
 			{query: "CALL compact('d.t', 'sort_aware')", wantErr: "1231 needs a sort order"},
 			{query: "CALL compact('d.v')", wantErr: "1235 is a view"},
+			{query: "CALL compact('d.t', 'delete_debt')", wantErr: "1235 copy-on-write"},
+			{query: "CALL compact('d.t', 'delete_debt', true)", wantErr: "1235 no delete files"},
 			{query: "CALL compact('d.nope')", wantErr: "1146 nope"},
 			{query: "CALL expire_snapshots('d.t', '-7d')", wantErr: "1231 negative"},
 			{query: "CALL expire_snapshots('d.t', 'seven days')", wantErr: "1231 not an age"},
@@ -67,6 +69,46 @@ var maintenanceScripts = []scriptTest{
 			{query: "CALL remove_orphan_files('d.t', '7d', true)", want: []string{"1|0|0|0|0|0|9|9"}},
 		},
 	},
+	{
+		name: "expire_snapshots by the dataset's retention properties",
+		setup: []string{
+			"CREATE DATABASE d",
+			"USE d",
+			"CREATE TABLE d.t (a INT)",
+			"INSERT INTO d.t VALUES (1)",
+			"INSERT INTO d.t VALUES (2)",
+			"INSERT INTO d.t VALUES (3)",
+			"INSERT INTO d.t VALUES (4)",
+		},
+		checks: []check{
+			{query: "CALL expire_snapshots('d.t')", wantErr: "1231 no snapshot_retention property"},
+			{query: "CALL set_table_property('d.t', 'snapshot_retention', '-1d')", wantErr: "1231 negative"},
+			{query: "CALL set_table_property('d.t', 'snapshot_retention', 'soon')", wantErr: "1231 not an age"},
+			{query: "CALL set_table_property('d.t', 'snapshot_retain_last', 'x')", wantErr: "1231 snapshot_retain_last"},
+			{query: "CALL set_table_property('d.t', 'colour', 'red')", wantErr: "1231 not a snapshot retention property"},
+			{query: "CALL set_table_property('d.v', 'snapshot_retention', '1d')", wantErr: "1146"},
+			{query: "SELECT COUNT(*) FROM `t$properties` WHERE `key` LIKE 'snapshot%'", want: []string{"0"}},
+			{query: "CALL expire_snapshots('d.t')", wantErr: "1231 no snapshot_retention property"},
+			{query: "SELECT COUNT(*) FROM d.t AS OF 1", want: []string{"1"}},
+			{query: "CALL set_table_property('d.t', 'snapshot_retention', '0s')", want: []string{"snapshot_retention|0s"}},
+			{query: "CALL set_table_property('d.t', 'snapshot_retain_last', '2')", want: []string{"snapshot_retain_last|2"}},
+			{query: "SELECT `key`, value FROM `t$properties` WHERE `key` LIKE 'snapshot%'", want: []string{"snapshot_retain_last|2", "snapshot_retention|0s"}},
+			{query: "CALL expire_snapshots('d.t')", want: []string{
+				"1|expired|older than 0s (snapshot_retention)|NULL",
+				"2|expired|older than 0s (snapshot_retention)|NULL",
+				"3|kept|retain-last|NULL",
+				"4|kept|head|NULL",
+			}},
+			{query: "CALL unset_table_property('d.t', 'snapshot_retain_last')", want: []string{"snapshot_retain_last|NULL"}},
+			{query: "CALL expire_snapshots('d.t')", want: []string{
+				"1|kept|tombstoned|expired; its document is purged after the grace period",
+				"2|kept|tombstoned|expired; its document is purged after the grace period",
+				"3|expired|older than 0s (snapshot_retention)|NULL",
+				"4|kept|head|NULL",
+			}},
+			{query: "SELECT a FROM d.t", want: []string{"1", "2", "3", "4"}},
+		},
+	},
 }
 
 func TestMaintenanceScripts(t *testing.T) {
@@ -81,6 +123,41 @@ func TestMaintenanceScripts(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestProcCompact_FiresNoTrigger: compaction commits a housekeeping
+// snapshot, so the view over the compacted source is not refreshed; the
+// next INSERT still is. Jobs run inline, so a fired refresh has run when
+// its statement returns.
+func TestProcCompact_FiresNoTrigger(t *testing.T) {
+	st := scriptTest{
+		name: "compaction fires no trigger",
+		setup: []string{
+			"CREATE DATABASE d",
+			"USE d",
+			"CREATE TABLE src (k INT)",
+			"INSERT INTO src VALUES (1)",
+			"INSERT INTO src VALUES (2)",
+			"INSERT INTO src VALUES (3)",
+			"CREATE MATERIALIZED VIEW mv AS SELECT k FROM src",
+			"CALL compact('d.src')",
+		},
+		checks: []check{
+			{query: "SELECT operation, user_created FROM `src$snapshots` ORDER BY snapshot_id", ordered: true,
+				want: []string{"append|1", "append|1", "append|1", "compact|0"}},
+			{query: "SELECT COUNT(*) FROM `src$files`", want: []string{"1"}},
+			{query: "SELECT `trigger` FROM `mv$refreshes`", want: []string{"create"}},
+			{query: "SELECT COUNT(*) FROM `mv$snapshots`", want: []string{"1"}},
+			{query: "SELECT k FROM mv", want: []string{"1", "2", "3"}},
+			{query: "INSERT INTO src VALUES (4)"},
+			{query: "SELECT `trigger` FROM `mv$refreshes`", want: []string{"create", "refresh__d__mv"}},
+			{query: "SELECT k FROM mv", want: []string{"1", "2", "3", "4"}},
+			{query: "CALL verify('d.mv')", want: []string{"ok|info|NULL|NULL|2 snapshots, 2 manifests and 2 data files verified"}},
+		},
+	}
+	e := openEngine(t)
+	e.UseInlineJobs()
+	runScript(t, st.name, embedded(t, e), st)
 }
 
 // openWarehouse opens an engine on a warehouse folder the test knows.

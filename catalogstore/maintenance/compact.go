@@ -49,10 +49,16 @@ const (
 	// on the dataset's sort key, and runs of small adjacent files, into
 	// sorted files with disjoint key ranges.
 	StrategySortAware Strategy = "sort_aware"
+	// StrategyDeleteDebt names the rule that rewrites files carrying
+	// delete debt. lakesql's DELETE is copy-on-write, so no file carries
+	// any (see the package documentation): Compact answers it with
+	// ErrNoDeleteDebt and changes nothing.
+	StrategyDeleteDebt Strategy = "delete_debt"
 )
 
 // ParseStrategy reads a rule name: brute, sort_aware or performance (its
-// alias); "" or auto is StrategyAuto. ErrBadStrategy otherwise.
+// alias), delete_debt; "" or auto is StrategyAuto. ErrBadStrategy
+// otherwise.
 func ParseStrategy(s string) (Strategy, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -61,8 +67,10 @@ func ParseStrategy(s string) (Strategy, error) {
 		return StrategyBrute, nil
 	case "sort_aware", "performance":
 		return StrategySortAware, nil
+	case "delete_debt":
+		return StrategyDeleteDebt, nil
 	}
-	return "", fmt.Errorf("%w: %q (use 'brute', 'sort_aware' or 'performance')", ErrBadStrategy, s)
+	return "", fmt.Errorf("%w: %q (use 'brute', 'sort_aware', 'performance' or 'delete_debt')", ErrBadStrategy, s)
 }
 
 // Stages of a compaction pass, reported through Config.Progress.
@@ -243,6 +251,10 @@ func Compact(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 		if cfg.Strategy, err = ParseStrategy(string(cfg.Strategy)); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Strategy == StrategyDeleteDebt {
+		return nil, fmt.Errorf("%w: %s: DELETE rewrites the files it touches without the deleted rows (copy-on-write) and writes no delete files, so no file carries delete debt; the smaller rewritten files are small files, which 'brute' (or the automatic rule) merges",
+			ErrNoDeleteDebt, ds.Ident().Short())
 	}
 	var lease *Lease
 	if !cfg.DryRun {

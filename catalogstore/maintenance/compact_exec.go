@@ -1,10 +1,12 @@
 package maintenance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -83,8 +85,9 @@ func (ex *executor) fieldIDs() []int {
 }
 
 // read streams one input file's records to fn (which must not keep them
-// without retaining) and returns the rows read.
-func (ex *executor) read(f manifest.DataFile, fn func(arrow.Record) error) (int64, error) {
+// without retaining), with the position of each record's first row in the
+// file, and returns the rows read.
+func (ex *executor) read(f manifest.DataFile, fn func(rec arrow.Record, off int64) error) (int64, error) {
 	ex.progress(StageRead)
 	r, err := datafile.Open(ex.ctx, ex.cat.Blob(), f, &ex.ds.Schema, ex.fieldIDs())
 	if err != nil {
@@ -100,8 +103,9 @@ func (ex *executor) read(f manifest.DataFile, fn func(arrow.Record) error) (int6
 		if err != nil {
 			return rows, fmt.Errorf("compact %s: read %s: %w", ex.ds.Ident().Short(), f.Path, err)
 		}
+		off := rows
 		rows += rec.NumRows()
-		err = fn(rec)
+		err = fn(rec, off)
 		rec.Release()
 		if err != nil {
 			return rows, err
@@ -112,15 +116,18 @@ func (ex *executor) read(f manifest.DataFile, fn func(arrow.Record) error) (int6
 	return rows, ex.keepAlive()
 }
 
-// streamBin merges a bin's files as they come, never holding more than one
-// output's worth of records.
+// streamBin merges a bin's files in row-id order, never holding more than
+// one output's worth of records; an output of files whose row-id ranges
+// follow each other keeps their row ids.
 func (ex *executor) streamBin(b *Bin) (int64, error) {
 	s := &sink{ex: ex, bin: b, limit: ex.cfg.outputLimit()}
 	defer s.release()
+	files := slices.Clone(b.Files)
+	slices.SortStableFunc(files, func(x, y manifest.DataFile) int { return cmp.Compare(x.RowIDStart, y.RowIDStart) })
 	var rows int64
-	for _, f := range b.Files {
+	for _, f := range files {
 		rb := rowBytes(f)
-		n, err := ex.read(f, func(rec arrow.Record) error { return s.add(rec, rb) })
+		n, err := ex.read(f, func(rec arrow.Record, off int64) error { return s.add(rec, rb, seqIDs(f.RowIDStart+off)) })
 		rows += n
 		if err != nil {
 			return rows, err
@@ -139,11 +146,18 @@ func (ex *executor) sortedBin(b *Bin) (int64, error) {
 			r.Release()
 		}
 	}()
+	mem := memory.DefaultAllocator
+	// The rows' ids travel with them through the sort.
+	idb := array.NewInt64Builder(mem)
+	defer idb.Release()
 	var rows int64
 	for _, f := range b.Files {
-		n, err := ex.read(f, func(rec arrow.Record) error {
+		n, err := ex.read(f, func(rec arrow.Record, off int64) error {
 			rec.Retain()
 			recs = append(recs, rec)
+			for i := range rec.NumRows() {
+				idb.Append(f.RowIDStart + off + i)
+			}
 			return nil
 		})
 		rows += n
@@ -154,8 +168,9 @@ func (ex *executor) sortedBin(b *Bin) (int64, error) {
 	if rows == 0 {
 		return 0, nil
 	}
+	ids := idb.NewInt64Array()
+	defer ids.Release()
 	as := datafile.ArrowSchema(&ex.ds.Schema)
-	mem := memory.DefaultAllocator
 	cols := make([]arrow.Array, len(ex.ds.Schema.Columns))
 	defer func() {
 		for _, c := range cols {
@@ -212,13 +227,20 @@ func (ex *executor) sortedBin(b *Bin) (int64, error) {
 	}
 	out := array.NewRecord(as, sorted, rows)
 	defer out.Release()
+	sortedIDs, err := compute.TakeArray(ex.ctx, ids, idx)
+	if err != nil {
+		return rows, fmt.Errorf("compact %s: sort: %w", ex.ds.Ident().Short(), err)
+	}
+	defer sortedIDs.Release()
+	runIDs := arrIDs{sortedIDs.(*array.Int64)}
 
 	s := &sink{ex: ex, bin: b, limit: min(ex.cfg.TargetSize, ex.cfg.outputLimit())}
 	defer s.release()
 	rb := float64(b.Bytes) / float64(max(1, b.Rows))
 	for off := int64(0); off < rows; off += sortBatchRows {
-		sl := out.NewSlice(off, min(rows, off+sortBatchRows))
-		err := s.add(sl, rb)
+		end := min(rows, off+sortBatchRows)
+		sl := out.NewSlice(off, end)
+		err := s.add(sl, rb, runIDs.from(off))
 		sl.Release()
 		if err != nil {
 			return rows, err
@@ -255,11 +277,47 @@ type sink struct {
 	limit int64
 	recs  []arrow.Record
 	est   float64
+	// The row ids of the collected rows: first, the one after the last,
+	// and whether they are one run (first, first+1, ...).
+	firstID, nextID int64
+	oneRun          bool
+}
+
+// rowIDs gives the row ids of a record's rows.
+type rowIDs interface {
+	// run returns the id of row off and whether rows off..off+n-1 have
+	// consecutive ids.
+	run(off, n int64) (first int64, ok bool)
+}
+
+// seqIDs are the ids of rows read in file order: start, start+1, ...
+type seqIDs int64
+
+func (s seqIDs) run(off, _ int64) (int64, bool) { return int64(s) + off, true }
+
+// arrIDs are ids carried in an array (through a sort), from offset base.
+type arrIDs struct{ a *array.Int64 }
+
+func (a arrIDs) from(base int64) rowIDs { return offIDs{a.a, base} }
+
+type offIDs struct {
+	a    *array.Int64
+	base int64
+}
+
+func (o offIDs) run(off, n int64) (int64, bool) {
+	first := o.a.Value(int(o.base + off))
+	for i := int64(1); i < n; i++ {
+		if o.a.Value(int(o.base+off+i)) != first+i {
+			return first, false
+		}
+	}
+	return first, true
 }
 
 // add takes the rows of rec (retaining what it keeps), cutting it where an
-// output fills; rb is the uncompressed estimate per row.
-func (s *sink) add(rec arrow.Record, rb float64) error {
+// output fills; rb is the uncompressed estimate per row, ids their row ids.
+func (s *sink) add(rec arrow.Record, rb float64, ids rowIDs) error {
 	n := rec.NumRows()
 	for off := int64(0); off < n; {
 		take := n - off
@@ -276,6 +334,13 @@ func (s *sink) add(rec arrow.Record, rb float64) error {
 			}
 			take = min(take, fit)
 		}
+		first, ok := ids.run(off, take)
+		if len(s.recs) == 0 {
+			s.firstID, s.oneRun = first, ok
+		} else {
+			s.oneRun = s.oneRun && ok && first == s.nextID
+		}
+		s.nextID = first + take
 		s.recs = append(s.recs, rec.NewSlice(off, off+take))
 		s.est += float64(take) * rb
 		off += take
@@ -297,11 +362,18 @@ func (s *sink) flush() error {
 	key := fmt.Sprintf("%s/data/%s.parquet", ex.ds.Location, uuid.NewString())
 	ex.written = append(ex.written, key)
 	f, err := datafile.Write(ex.ctx, ex.cat.Blob(), key, &ex.ds.Schema, s.recs, datafile.WriteOptions{RowGroupRows: ex.cfg.RowGroupRows})
+	first, oneRun := s.firstID, s.oneRun
 	s.release()
 	if err != nil {
 		return fmt.Errorf("compact %s: %w", ex.ds.Ident().Short(), err)
 	}
 	f.SpecID, f.PartitionValues = s.bin.SpecID, s.bin.PartitionValues
+	// Rows that were one run of row ids keep them; otherwise the commit
+	// gives the output new ones (see package documentation, "Row ids").
+	f.RowIDStart = -1
+	if oneRun {
+		f.RowIDStart = first
+	}
 	ex.outputs = append(ex.outputs, f)
 	ex.progress(StageWrite)
 	return ex.keepAlive()

@@ -491,3 +491,31 @@ func TestCompact_BadInputAndHeldLease(t *testing.T) {
 	}
 	releaseQuietly(ctx, l)
 }
+
+// TestCompact_DeleteDebtAnsweredClearly: copy-on-write DELETE leaves no
+// delete debt, so the rule says so and changes nothing, dry run or not.
+func TestCompact_DeleteDebtAnsweredClearly(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ds := e.dataset(t, "t", catalogstore.CreateDatasetOptions{})
+	est := smallFiles(t, e, ds, 3, 10)
+	strategy, err := ParseStrategy("DELETE_DEBT")
+	if err != nil || strategy != StrategyDeleteDebt {
+		t.Fatalf("ParseStrategy = %q, %v", strategy, err)
+	}
+	for _, dry := range []bool{true, false} {
+		cfg := sizes(est, 3)
+		cfg.Strategy, cfg.DryRun = strategy, dry
+		res, err := Compact(ctx, e.cat, ds, cfg)
+		if !errors.Is(err, ErrNoDeleteDebt) || !errors.Is(err, catalogstore.ErrNotSupported) || res != nil || !strings.Contains(err.Error(), "copy-on-write") {
+			t.Fatalf("dry run %v: %v, %v", dry, res, err)
+		}
+	}
+	if cur := e.reload(t, ds); cur.CurrentSnapshotID != 3 || cur.CurrentFiles != 3 {
+		t.Fatalf("delete_debt changed the dataset: snapshot %d, %d files", cur.CurrentSnapshotID, cur.CurrentFiles)
+	}
+	// The lease is free: brute still compacts.
+	if res, err := Compact(ctx, e.cat, ds, sizes(est, 3)); err != nil || res == nil || len(res.Outputs) != 1 {
+		t.Fatalf("brute after delete_debt: %+v, %v", res, err)
+	}
+}

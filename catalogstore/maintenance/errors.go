@@ -20,6 +20,10 @@ var (
 	// ErrBadStrategy: a compaction rule other than brute, sort_aware or
 	// performance.
 	ErrBadStrategy = fmt.Errorf("%w: unknown compaction rule", catalogstore.ErrBadValue)
+	// ErrNoDeleteDebt: the delete_debt compaction rule was asked for;
+	// under copy-on-write DELETE there is never any (see the package
+	// documentation).
+	ErrNoDeleteDebt = fmt.Errorf("%w: no delete debt under copy-on-write deletes", catalogstore.ErrNotSupported)
 	// ErrLeaseHeld: another maintainer holds the dataset's maintenance
 	// lease; it is returned as a *LeaseHeldError naming the holder and when
 	// the lease expires. Retry after that time.

@@ -54,7 +54,13 @@ type VerifyResult struct {
 // exists; every snapshot document decodes and its manifest reads (from the
 // object store, not a cache) and matches its summary; the dataset's totals
 // match the head; and every data file any snapshot references exists with
-// the size its manifest records. It changes nothing and takes no lease.
+// the size its manifest records. It also checks the dataset's place in the
+// refresh graph: no cycle through it along refresh triggers or
+// source-tables, every trigger it carries names an existing materialized
+// view that reads it (and trigger-count agrees), and, for a materialized
+// view, the registration is whole: its SQL and statement, and sources that
+// exist, are plain datasets and carry its trigger. It changes nothing and
+// takes no lease.
 //
 // Each inconsistency is a Finding, reported through the catalog's alert
 // hook (catalogstore.Catalog.ReportAlert) as it is returned. The error is
@@ -159,6 +165,12 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 		case infos[i].Size != f.FileSize:
 			add(CheckFileSize, catalogstore.SeverityCritical, refBy[p], p, fmt.Sprintf("data file %s is %d bytes; its manifest records %d", p, infos[i].Size, f.FileSize))
 		}
+	}
+	err = verifyGraph(ctx, cat, cur, func(check string, sev catalogstore.Severity, path, detail string) {
+		add(check, sev, 0, path, detail)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: %w", id.Short(), err)
 	}
 	return res, nil
 }

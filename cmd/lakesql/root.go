@@ -123,7 +123,7 @@ It exits non-zero on the first error.`,
 	root.Flags().StringVar(&format, "format", "table", "output format: table, tsv, csv, json")
 	root.AddCommand(newServeCmd(g, stderr), newVersionCmd(stdout))
 	root.AddCommand(newWorkerCmd(g, stdout, stderr))
-	root.AddCommand(newCompactCmd(g, stdout, stderr), newFsckCmd(g, stdout, stderr))
+	root.AddCommand(newCompactCmd(g, stdout, stderr), newFsckCmd(g, stdout, stderr), newExpireCmd(g, stdout, stderr))
 	return root
 }
 
