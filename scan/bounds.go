@@ -36,18 +36,18 @@ type colKey struct {
 	scale   int
 }
 
-// domain is a column's comparison domain (see colStats).
-type domain uint8
+// boundDomain is a column's comparison domain (see colStats).
+type boundDomain uint8
 
 const (
-	domInt   domain = iota // int64: integers, booleans, dates, timestamps (µs)
-	domFloat               // float64
-	domAny                 // decimal.Decimal, string: compared through compare
+	bdInt   boundDomain = iota // int64: integers, booleans, dates, timestamps (µs)
+	bdFloat                    // float64
+	bdAny                      // decimal.Decimal, string: compared through compare
 )
 
 // boundsCol is one column over all files. Row i describes file i.
 type boundsCol struct {
-	dom domain
+	dom boundDomain
 	// keep[i]: predicates on this column never prune file i (stats not
 	// provided, no stats for the column, NaN possible in a float column).
 	keep          []bool
@@ -63,14 +63,14 @@ func NewBounds(n int) *Bounds {
 	return &Bounds{n: n, cols: map[colKey]*boundsCol{}}
 }
 
-func domainOf(k schema.Kind) domain {
+func domainOf(k schema.Kind) boundDomain {
 	switch k {
 	case schema.Float32, schema.Float64:
-		return domFloat
+		return bdFloat
 	case schema.Decimal, schema.String, schema.JSON, schema.Binary:
-		return domAny
+		return bdAny
 	}
-	return domInt
+	return bdInt
 }
 
 // column returns the built column for a field, building it from files (the
@@ -105,14 +105,14 @@ func buildColumn(files []manifest.DataFile, fieldID int, t schema.Type) *boundsC
 		hasLo: make([]bool, n), hasHi: make([]bool, n),
 	}
 	switch c.dom {
-	case domInt:
+	case bdInt:
 		c.loI, c.hiI = make([]int64, n), make([]int64, n)
-	case domFloat:
+	case bdFloat:
 		c.loF, c.hiF = make([]float64, n), make([]float64, n)
 	default:
 		c.loA, c.hiA = make([]any, n), make([]any, n)
 	}
-	float := c.dom == domFloat
+	float := c.dom == bdFloat
 	hint := -1 // files of one table list field ids in the same order: try the last position first
 	for i := range files {
 		f := &files[i]
@@ -140,7 +140,7 @@ func buildColumn(files []manifest.DataFile, fieldID int, t schema.Type) *boundsC
 			continue
 		}
 		hint = pos
-		if c.dom == domAny {
+		if c.dom == bdAny {
 			st, _ := statsFor(f, fieldID, t) // the reference decode
 			c.set(i, st)
 			continue
@@ -163,10 +163,10 @@ func (c *boundsCol) setMissing(i int, f *manifest.DataFile) {
 func (c *boundsCol) set(i int, st colStats) {
 	c.nulls[i], c.values[i] = st.nulls, st.values
 	switch c.dom {
-	case domInt:
+	case bdInt:
 		c.loI[i], c.hasLo[i] = asInt(st.lower)
 		c.hiI[i], c.hasHi[i] = asInt(st.upper)
-	case domFloat:
+	case bdFloat:
 		c.loF[i], c.hasLo[i] = asFloat(st.lower)
 		c.hiF[i], c.hasHi[i] = asFloat(st.upper)
 	default:
@@ -192,7 +192,7 @@ func (c *boundsCol) setTyped(i int, f *manifest.DataFile, pos int, t schema.Type
 	if pos < len(f.UpperBounds) && (pos >= len(f.BoundsExact) || f.BoundsExact[pos]) {
 		hi = f.UpperBounds[pos] // a truncated upper bound is not an upper bound
 	}
-	if c.dom == domInt {
+	if c.dom == bdInt {
 		if lo != nil {
 			c.loI[i], c.hasLo[i] = decodeInt(t.Kind, lo)
 		}
@@ -279,7 +279,7 @@ func (c *boundsCol) bytes() int64 {
 	n := int64(len(c.keep))
 	per := int64(1 + 8 + 8 + 1 + 1)
 	switch c.dom {
-	case domInt, domFloat:
+	case bdInt, bdFloat:
 		per += 16
 	default:
 		per += 2 * 40 // interface plus a small payload
@@ -294,11 +294,11 @@ func (c *boundsCol) bytes() int64 {
 func (c *boundsCol) filter(idx []int32, p Predicate) ([]int32, bool) {
 	for _, v := range p.Values {
 		switch c.dom {
-		case domInt:
+		case bdInt:
 			if _, ok := v.(int64); !ok {
 				return idx, false
 			}
-		case domFloat:
+		case bdFloat:
 			if _, ok := v.(float64); !ok {
 				return idx, false
 			}
@@ -337,10 +337,10 @@ func (c *boundsCol) mightMatch(i int, p Predicate) bool {
 	for _, v := range p.Values {
 		var lo, hi int // lower vs v, upper vs v
 		switch c.dom {
-		case domInt:
+		case bdInt:
 			x := v.(int64)
 			lo, hi = cmpOrdered(c.loI[i], x), cmpOrdered(c.hiI[i], x)
-		case domFloat:
+		case bdFloat:
 			x := v.(float64)
 			lo, hi = cmpOrdered(c.loF[i], x), cmpOrdered(c.hiF[i], x)
 		default:

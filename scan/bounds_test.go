@@ -245,7 +245,7 @@ func TestDecodeTyped_MatchesBoundValue(t *testing.T) {
 				}
 				want := boundValue(typ, b)
 				var got any
-				if domainOf(k) == domFloat {
+				if domainOf(k) == bdFloat {
 					if v, ok := decodeFloat(k, b); ok {
 						got = v
 					}
