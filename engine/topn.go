@@ -244,11 +244,11 @@ func (v *topNScan) WithChildren(children ...sql.Node) (sql.Node, error) {
 
 // RowIter runs the top-N, or the replaced plan when the data needs it.
 func (v *topNScan) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	files, err := v.table.Files(ctx)
+	files, prune, err := v.table.PlanFiles(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs})
+	rows, _, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune})
 	if errors.Is(err, scan.ErrTopNRowPath) {
 		return v.exec.Build(ctx, v.orig, row)
 	}

@@ -176,11 +176,11 @@ func (v *vectorAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
 }
 
 func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	files, err := v.table.Files(ctx)
+	files, prune, err := v.table.PlanFiles(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs})
+	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune})
 	if errors.Is(err, scan.ErrOverflow) && v.analyzer != nil {
 		return v.runRowPath(ctx, row)
 	}

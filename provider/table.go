@@ -377,6 +377,20 @@ func (t *Table) Files(ctx *sql.Context) ([]manifest.DataFile, error) {
 	return files, sqlerr.Wrap(err)
 }
 
+// PlanFiles returns the files of the table's snapshot, unpruned, and the
+// provider's cached pruner bound to that snapshot's manifest, for plans
+// that prune by their own predicates.
+func (t *Table) PlanFiles(ctx *sql.Context) ([]manifest.DataFile, scan.PruneFunc, error) {
+	if t.snapshot == 0 {
+		return nil, nil, nil
+	}
+	files, snap, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	if err != nil {
+		return nil, nil, sqlerr.Wrap(err)
+	}
+	return files, t.db.p.pruner.For(snap.ManifestPath), nil
+}
+
 // GetIndexes implements sql.IndexAddressable with no indexes: recorded
 // index definitions are metadata only, and exposing sql.Indexes would make
 // the planner trust lookups that file pruning cannot make exact.

@@ -261,6 +261,22 @@ func number(v any) (float64, bool) {
 // are pruned by partition values only. It builds the columnar bounds of
 // the predicates' columns for this call; Pruner keeps them per manifest.
 func Prune(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
+	return prune(files, specs, preds)
+}
+
+// PruneFunc prunes a manifest's files by predicates: Prune, or a
+// Pruner's cached Prune bound to the manifest (Pruner.For).
+type PruneFunc func(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile
+
+// pruneWith runs f, or Prune when f is nil.
+func pruneWith(f PruneFunc, files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
+	if f == nil {
+		return Prune(files, specs, preds)
+	}
+	return f(files, specs, preds)
+}
+
+func prune(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
 	if len(preds) == 0 {
 		return files
 	}

@@ -50,6 +50,13 @@ func (p *Pruner) Prune(key string, files []manifest.DataFile, specs []partition.
 	return out
 }
 
+// For returns p's Prune bound to the manifest at key.
+func (p *Pruner) For(key string) PruneFunc {
+	return func(files []manifest.DataFile, specs []partition.Spec, preds []Predicate) []manifest.DataFile {
+		return p.Prune(key, files, specs, preds)
+	}
+}
+
 // Len returns the number of manifests whose bounds are kept.
 func (p *Pruner) Len() int {
 	p.mu.Lock()

@@ -126,6 +126,8 @@ type TopNInput struct {
 	Store blob.Store
 	Files []manifest.DataFile // unpruned, in the table's order: Run prunes them
 	Specs []partition.Spec
+	// Prune prunes Files (nil: Prune, building the bounds every run).
+	Prune PruneFunc
 	// Parallelism bounds the files read at once (default GOMAXPROCS).
 	Parallelism int
 }
@@ -146,7 +148,7 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 	if k == 0 {
 		return nil, st, nil
 	}
-	files := Prune(in.Files, in.Specs, p.filter.preds)
+	files := pruneWith(in.Prune, in.Files, in.Specs, p.filter.preds)
 	par := in.Parallelism
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)

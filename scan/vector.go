@@ -195,6 +195,8 @@ type AggInput struct {
 	Store blob.Store
 	Files []manifest.DataFile // unpruned: Run prunes them
 	Specs []partition.Spec
+	// Prune prunes Files (nil: Prune, building the bounds every run).
+	Prune PruneFunc
 	// Parallelism bounds the files read at once (default GOMAXPROCS).
 	Parallelism int
 }
@@ -210,7 +212,7 @@ type Stats struct {
 // result row is the group keys (in GROUP BY order) then the aggregates.
 // Without GROUP BY there is always one row.
 func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error) {
-	files := Prune(in.Files, in.Specs, p.preds)
+	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
 	st := Stats{Files: len(in.Files), FilesRead: len(files)}
 	parts := make([]*partial, len(files))
 	rgs := make([][2]int, len(files))
