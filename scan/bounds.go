@@ -363,7 +363,7 @@ func (c *boundsCol) mightMatch(i int, p Predicate) bool {
 	return false
 }
 
-// inRange is colStats.inRange given the comparisons of the bounds with the
+// inRange decides colStats.inRange from the comparisons of the bounds with the
 // value (hasLo/hasHi false: no bound, or not comparable).
 func inRange(op Op, lo int, hasLo bool, hi int, hasHi bool) bool {
 	switch op {

@@ -181,19 +181,7 @@ func (st colStats) mightMatch(p Predicate) bool {
 func (st colStats) inRange(op Op, v any) bool {
 	lo, hasLo := st.cmp(st.lower, v) // lower vs v
 	hi, hasHi := st.cmp(st.upper, v) // upper vs v
-	switch op {
-	case OpEq, OpIn:
-		return (!hasLo || lo <= 0) && (!hasHi || hi >= 0)
-	case OpLt:
-		return !hasLo || lo < 0
-	case OpLe:
-		return !hasLo || lo <= 0
-	case OpGt:
-		return !hasHi || hi > 0
-	case OpGe:
-		return !hasHi || hi >= 0
-	}
-	return true
+	return inRange(op, lo, hasLo, hi, hasHi)
 }
 
 func (st colStats) cmp(bound, v any) (int, bool) {
