@@ -114,7 +114,7 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 			return snap, nil
 		}
 		var ce *CommitError
-		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) || !c.rebases(cm) {
+		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) || errors.Is(ce.Err, ErrSpecChanged) || !c.rebases(cm) {
 			return nil, err
 		}
 		if attempt >= c.opts.AppendRetries {
@@ -127,12 +127,6 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 		cur, derr := c.Dataset(ctx, id)
 		if derr != nil {
 			return nil, err
-		}
-		if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
-			// The files were split under the old spec: re-basing cannot
-			// fix that, the statement must be prepared again.
-			ce.Detail = fmt.Sprintf("partition spec changed from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, cur.Spec.ID)
-			return nil, ce
 		}
 		base = cur.CurrentSnapshotID
 		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
@@ -169,7 +163,7 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 		return nil, nil, cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", base, ds.CurrentSnapshotID))
 	}
 	if cm.CheckSpec && ds.Spec.ID != cm.ExpectedSpecID {
-		return nil, nil, cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("partition spec changed from %d to %d", cm.ExpectedSpecID, ds.Spec.ID))
+		return nil, nil, cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, ds.Spec.ID))
 	}
 	var parent *Snapshot
 	var parentFiles []manifest.DataFile
@@ -224,7 +218,7 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 			return cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", base, cur.CurrentSnapshotID))
 		}
 		if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
-			return cerr(ErrCommitConflict, RePrepare, "the partition spec changed")
+			return cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, cur.Spec.ID))
 		}
 		if err := tx.Create(snapshotPath(id, snapID), snapData); err != nil {
 			return err

@@ -46,6 +46,10 @@ var (
 	// ErrCommitConflict: another writer moved the dataset between the
 	// snapshot the work was prepared against and the commit.
 	ErrCommitConflict = errors.New("commit conflict")
+	// ErrSpecChanged is a commit conflict re-basing cannot resolve: the
+	// partition spec changed since the rows were split into files, so the
+	// statement must be prepared again.
+	ErrSpecChanged = fmt.Errorf("%w: the partition spec changed", ErrCommitConflict)
 	// ErrIncarnationChanged: the dataset was dropped and recreated (its
 	// table uuid changed) since the work was prepared.
 	ErrIncarnationChanged = errors.New("the table was recreated")

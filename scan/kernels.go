@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -136,6 +137,23 @@ func match(op Op, c int) bool {
 
 // filterSel keeps in sel the rows of a for which p holds (NULL never
 // matches a comparison). sel is rewritten in place and returned.
+// selectRows returns the rows of rec passing every predicate, as a
+// selection vector built in buf's storage.
+func selectRows(rec arrow.Record, preds []vecPred, buf []int32) []int32 {
+	n := int32(rec.NumRows())
+	sel := slices.Grow(buf[:0], int(n))
+	for i := range n {
+		sel = append(sel, i)
+	}
+	for _, vp := range preds {
+		if len(sel) == 0 {
+			break
+		}
+		sel = filterSel(rec.Column(vp.col), vp, sel)
+	}
+	return sel
+}
+
 func filterSel(a arrow.Array, p vecPred, sel []int32) []int32 {
 	out := sel[:0]
 	switch p.op {

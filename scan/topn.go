@@ -367,7 +367,7 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 	h.st.RowGroups += len(stats)
 	h.st.RowGroupsRead += len(keep)
 	cols := make([]keyCol, len(p.keys))
-	rgi, used := 0, int64(0) // the row group the next record is in, and its rows already read
+	cur := rowGroupCursor{stats: stats, rgs: keep}
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -381,32 +381,16 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 			rec.Release()
 			continue
 		}
-		// A record never spans two row groups (datafile.Reader).
-		for used >= stats[keep[rgi]].NumRows {
-			rgi, used = rgi+1, 0
-		}
-		base := used
-		used += n
-		if int64(cap(h.sel)) < n {
-			h.sel = make([]int32, 0, n)
-		}
-		sel := h.sel[:0]
-		for i := range int32(n) {
-			sel = append(sel, i)
-		}
-		for _, vp := range p.filter.vpreds {
-			if len(sel) == 0 {
-				break
-			}
-			sel = filterSel(rec.Column(vp.col), vp, sel)
-		}
+		rg, base := cur.next(n)
+		sel := selectRows(rec, p.filter.vpreds, h.sel)
+		h.sel = sel
 		for j := range p.keys {
 			if cols[j], err = newKeyCol(rec.Column(p.keyCol[j])); err != nil {
 				break
 			}
 		}
 		if err == nil {
-			err = p.offer(h, rec, cols, sel, fi, keep[rgi], base)
+			err = p.offer(h, rec, cols, sel, fi, rg, base)
 		}
 		rec.Release()
 		if err != nil {
@@ -746,7 +730,7 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 	for j := range cols {
 		cols[j] = j
 	}
-	rgi, used := 0, int64(0)
+	cur := rowGroupCursor{stats: md, rgs: rgs}
 	for len(items) > 0 {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -760,12 +744,10 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 			rec.Release()
 			continue
 		}
-		for used >= md[rgs[rgi]].NumRows {
-			rgi, used = rgi+1, 0
-		}
-		for len(items) > 0 && items[0].rg == rgs[rgi] && items[0].row < used+n {
+		rg, base := cur.next(n)
+		for len(items) > 0 && items[0].rg == rg && items[0].row < base+n {
 			it := items[0]
-			one := rec.NewSlice(it.row-used, it.row-used+1)
+			one := rec.NewSlice(it.row-base, it.row-base+1)
 			rows, err := RecordRows(one, cols, types)
 			one.Release()
 			if err != nil {
@@ -777,10 +759,29 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 			}
 			items = items[1:]
 		}
-		used += n
 		rec.Release()
 	}
 	return nil
+}
+
+// rowGroupCursor tells which of the selected row groups each record read
+// comes from: a record never spans two row groups (datafile.Reader).
+type rowGroupCursor struct {
+	stats []datafile.RowGroupStats // all of the file's row groups
+	rgs   []int                    // the selected ones, in read order
+	i     int                      // index in rgs of the current row group
+	used  int64                    // its rows already read
+}
+
+// next accounts for a record of n rows and returns its row group and the
+// position of its first row within that row group.
+func (c *rowGroupCursor) next(n int64) (rg int, base int64) {
+	for c.used >= c.stats[c.rgs[c.i]].NumRows {
+		c.i, c.used = c.i+1, 0
+	}
+	base = c.used
+	c.used += n
+	return c.rgs[c.i], base
 }
 
 // batchRows is the record size for reading f: at most limit, and no more

@@ -272,17 +272,7 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("read %s: %w", f.Path, err)
 		}
-		n := int(rec.NumRows())
-		sel = sel[:0]
-		for i := 0; i < n; i++ {
-			sel = append(sel, int32(i))
-		}
-		for _, vp := range p.vpreds {
-			if len(sel) == 0 {
-				break
-			}
-			sel = filterSel(rec.Column(vp.col), vp, sel)
-		}
+		sel = selectRows(rec, p.vpreds, sel)
 		if len(sel) > 0 {
 			gid = pt.assign(rec, sel, gid[:0])
 			if err := p.update(pt, ev, rec, sel, gid); err != nil {

@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -204,7 +205,7 @@ func fieldIDs(c listCol[*array.Int32], files []DataFile, keep []int) (*selection
 		}
 		sel.ncols[i] = e - s
 		for j := s; j < e; j++ {
-			if contains(keep, int(raw[j])) {
+			if slices.Contains(keep, int(raw[j])) {
 				sel.rel = append(sel.rel, int32(j-s))
 			}
 		}
@@ -242,15 +243,6 @@ func fieldIDs(c listCol[*array.Int32], files []DataFile, keep []int) (*selection
 		files[i].FieldIDs = arena[start:pos:pos]
 	}
 	return sel, nil
-}
-
-func contains(ids []int, id int) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // each calls fn with the element indexes entry i keeps of a list whose
