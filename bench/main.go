@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type options struct {
 	dir, out, only      string
 	planFiles, planReps int
 	failFast            bool
+	cpuProfile          string
 }
 
 // result holds one query's measurements.
@@ -65,6 +67,7 @@ func main() {
 	flag.IntVar(&o.planFiles, "plan-files", 100_000, "files in the planning benchmark's manifest (0: skip it)")
 	flag.IntVar(&o.planReps, "plan-reps", 30, "repetitions of the planning benchmark")
 	flag.BoolVar(&o.failFast, "failfast", false, "stop at the first cross-check mismatch instead of timing the rest")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed rounds to this file (DuckDB's time shows as cgo calls)")
 	flag.Parse()
 	if o.files <= 0 {
 		o.files = max(24, o.rows/250_000)
@@ -184,6 +187,13 @@ func run(ctx context.Context, o options) error {
 		} else {
 			logf("%-26s %d rows, answers agree", r.q.Name, r.rows)
 		}
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	// Timed rounds, interleaved: each query runs on both engines before
 	// the next, and which engine goes first alternates by round.
@@ -354,4 +364,18 @@ func renderReport(o options, results []*result, plan *planResult, info reportInf
 			plan.files, float64(plan.manifestSize)/(1<<20), plan.decodeMS, plan.decodePlanMS, plan.pruneMS, plan.coldMS, o.planReps, plan.kept, plan.want)
 	}
 	return sb.String()
+}
+
+// startCPUProfile profiles the process into path until the returned
+// function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
