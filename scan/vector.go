@@ -51,6 +51,10 @@ type AggPlan struct {
 	// per plan, so partials merge by stored hashes).
 	keyTypes []schema.Type
 	seed     maphash.Seed
+	// dictFields are the string columns used only as group keys: read
+	// dictionary-encoded, their keys are coded once per dictionary value
+	// instead of once per row (no per-value string copy either).
+	dictFields []int
 }
 
 // CompileAggregate builds the plan for filters (conjuncts of column op
@@ -103,8 +107,13 @@ func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int,
 		p.keyTypes = append(p.keyTypes, t)
 	}
 	p.seed = maphash.MakeSeed()
+	used := map[int]bool{} // record columns read other than as group keys
+	for _, vp := range p.vpreds {
+		used[vp.col] = true
+	}
 	bind := func(id int) (int, bool) {
 		col, _, ok := colOf(id)
+		used[col] = true
 		return col, ok
 	}
 	for _, a := range aggs {
@@ -130,6 +139,12 @@ func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int,
 			return nil, false
 		}
 		p.aggCol = append(p.aggCol, col)
+		used[col] = true
+	}
+	for k, col := range p.groupBy {
+		if p.keyTypes[k].Kind == schema.String && !used[col] {
+			p.dictFields = append(p.dictFields, p.fields[col])
+		}
 	}
 	return p, true
 }
@@ -249,7 +264,7 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 }
 
 func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, int, int, error) {
-	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{})
+	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{DictFields: p.dictFields})
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("open %s: %w", f.Path, err)
 	}
@@ -499,6 +514,8 @@ func extractKeys(kv *keyVals, a arrow.Array, sel []int32, seed maphash.Seed) {
 		kv.null = nil
 	}
 	switch x := a.(type) {
+	case *array.Dictionary:
+		extractDictKeys(kv, x, sel, seed)
 	case *array.String:
 		kv.ints = sized(kv.ints, n)
 		offs, data := x.ValueOffsets(), x.ValueBytes()
@@ -553,6 +570,41 @@ func extractKeys(kv *keyVals, a arrow.Array, sel []int32, seed maphash.Seed) {
 		kv.ints, kv.wide = sized(kv.ints, n), sized(kv.wide, n)
 		clear(kv.ints)
 		clear(kv.wide)
+	}
+}
+
+// extractDictKeys codes a dictionary-encoded string column: each
+// dictionary value once, then each row by its index.
+func extractDictKeys(kv *keyVals, x *array.Dictionary, sel []int32, seed maphash.Seed) {
+	n := len(sel)
+	kv.ints = sized(kv.ints, n)
+	dict, ok := x.Dictionary().(*array.String)
+	if !ok || dict.Len() == 0 {
+		clear(kv.ints) // no values: every row is NULL
+		return
+	}
+	codes := make([]int64, dict.Len())
+	long := false
+	offs, data := dict.ValueOffsets(), dict.ValueBytes()
+	for v := range codes {
+		code := strCode(seed, data[offs[v]:offs[v+1]])
+		codes[v] = int64(code)
+		long = long || code&longStr == longStr
+	}
+	idx := x.Indices().(*array.Int32).Int32Values()
+	if long {
+		kv.strs = sized(kv.strs[:cap(kv.strs)], n)
+	}
+	for k, i := range sel {
+		v := idx[i]
+		if kv.isNull(k) || v < 0 || int(v) >= len(codes) {
+			kv.ints[k] = 0 // as a NULL of a String array codes: hashes agree
+			continue
+		}
+		kv.ints[k] = codes[v]
+		if long && uint64(codes[v])&longStr == longStr {
+			kv.strs[k] = dict.Value(int(v))
+		}
 	}
 }
 

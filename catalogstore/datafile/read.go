@@ -7,15 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
@@ -48,6 +51,12 @@ type ReadOptions struct {
 	RowGroups []int
 	// BatchRows bounds a record (default 64Ki).
 	BatchRows int64
+	// DictFields are field ids of string columns to read as Arrow
+	// dictionary arrays (int32 indices into the column chunk's values),
+	// which decode without copying each value: for low-cardinality
+	// columns such as group keys. A column the file does not store as
+	// UTF-8 strings reads as usual.
+	DictFields []int
 }
 
 // Open opens f for reading the columns fieldIDs of s, reading only the
@@ -73,6 +82,7 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: memory.DefaultAllocator}
 	lm := leafMap(pf.MetaData())
 	names := fileNames(f)
+	props := pqarrow.ArrowReadProperties{BatchSize: opts.BatchRows}
 	fields := make([]arrow.Field, len(fieldIDs))
 	for i, id := range fieldIDs {
 		c, ok := s.ByID(id)
@@ -85,6 +95,10 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 		if leaf, ok := lm.find(c, names); ok {
 			r.src = append(r.src, len(r.leaves))
 			r.leaves = append(r.leaves, leaf)
+			if slices.Contains(opts.DictFields, id) && storedAsString(pf.MetaData(), leaf) && c.Type.Kind == schema.String {
+				props.SetReadDict(leaf, true)
+				fields[i].Type = dictString
+			}
 		} else {
 			r.src = append(r.src, -1)
 		}
@@ -95,7 +109,7 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 		return nil, err
 	}
 	if len(r.leaves) > 0 {
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: opts.BatchRows}, r.mem)
+		fr, err := pqarrow.NewFileReader(pf, props, r.mem)
 		if err != nil {
 			pf.Close()
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
@@ -103,6 +117,17 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 		r.fr = fr
 	}
 	return r, nil
+}
+
+// dictString is the Arrow type of a string column read with
+// ReadOptions.DictFields.
+var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+// storedAsString reports whether leaf is a UTF-8 string column, which
+// pqarrow can read dictionary-encoded.
+func storedAsString(md *metadata.FileMetaData, leaf int) bool {
+	col := md.Schema.Column(leaf)
+	return col.PhysicalType() == parquet.Types.ByteArray && col.LogicalType().Equals(pqschema.StringLogicalType{})
 }
 
 // fileNames maps field ids to the file's own column names, for files

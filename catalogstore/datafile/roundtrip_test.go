@@ -451,3 +451,60 @@ func TestOpen_DamagedFile(t *testing.T) {
 	}
 	t.Logf("%d of %d damaged files detected", failed, tried)
 }
+
+// TestOpen_DictFields: a string column asked for by DictFields reads as
+// dictionary arrays holding the same values (and NULLs); a non-string
+// field in DictFields and the columns not asked for read as usual.
+func TestOpen_DictFields(t *testing.T) {
+	st := newMemStore()
+	f, _ := writeVocab(t, st, "t/data/all.parquet")
+	ids := []int{13, 5, 18} // s, i64, j (JSON: stored as a string, not asked for)
+	r, err := datafile.OpenWith(context.Background(), st, f, &vocab, ids, datafile.ReadOptions{DictFields: []int{13, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Schema().Field(0).Type.ID(); got != arrow.DICTIONARY {
+		t.Fatalf("s reads as %s, want a dictionary", r.Schema().Field(0).Type)
+	}
+	if got := r.Schema().Field(1).Type; !arrow.TypeEqual(got, arrow.PrimitiveTypes.Int64) {
+		t.Fatalf("i64 reads as %s", got)
+	}
+	var got []any
+	var rows int64
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := rec.Column(0).(*array.Dictionary)
+		if !ok {
+			t.Fatalf("column s is %T", rec.Column(0))
+		}
+		dict := d.Dictionary().(*array.String)
+		for i := 0; i < d.Len(); i++ {
+			if d.IsNull(i) {
+				got = append(got, nil)
+				continue
+			}
+			got = append(got, dict.Value(d.GetValueIndex(i)))
+		}
+		if _, ok := rec.Column(2).(*array.String); !ok {
+			t.Fatalf("column j is %T, want a plain string array", rec.Column(2))
+		}
+		rows += rec.NumRows()
+		rec.Release()
+	}
+	want := vocabRows[12]
+	if rows != int64(len(want)) || len(got) != len(want) {
+		t.Fatalf("read %d rows, want %d", rows, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d: s = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
