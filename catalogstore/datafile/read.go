@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -39,6 +40,16 @@ type Reader struct {
 	rr     pqarrow.RecordReader // the current row group's reader
 	batch  int64
 	mem    memory.Allocator
+
+	// Row ranges (pages.go): props is the file's reader properties,
+	// ranges the row groups read by row ranges, queued the current row
+	// group's ranges not yet opened, left the rows still to return of
+	// the open range (-1: reading a whole row group).
+	props   *parquet.ReaderProperties
+	ranges  map[int][]RowRange
+	queued  []RowRange
+	rangeRG int
+	left    int64
 }
 
 // ReadOptions tune Open.
@@ -66,11 +77,12 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 64 * 1024
 	}
-	pf, err := openParquet(ctx, store, f.Path, f.FileSize)
+	props := parquet.NewReaderProperties(memory.NewGoAllocator())
+	pf, err := openParquet(ctx, store, f.Path, f.FileSize, file.WithReadProps(props))
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: memory.DefaultAllocator}
+	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: memory.DefaultAllocator, props: props, left: -1}
 	lm := leafMap(pf.MetaData())
 	names := fileNames(f)
 	fields := make([]arrow.Field, len(fieldIDs))
@@ -161,16 +173,18 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 			return nil, err
 		}
 		if r.rr != nil {
-			if r.rr.Next() {
-				rec := r.rr.RecordBatch()
-				return r.assemble(rec, rec.NumRows())
+			if r.left != 0 && r.rr.Next() {
+				return r.take(r.rr.RecordBatch())
 			}
-			err := r.rr.Err()
-			r.rr.Release()
-			r.rr = nil
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("read %s: %w", r.path, err)
+			if err := r.endReader(); err != nil {
+				return nil, err
 			}
+		}
+		if len(r.queued) > 0 {
+			if err := r.openRange(); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if r.rgNext >= len(r.rgs) {
 			return nil, io.EOF
@@ -178,13 +192,18 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 		rg := r.rgs[r.rgNext]
 		r.rgNext++
 		n := r.pf.MetaData().RowGroup(rg).NumRows()
+		ranged := r.startRowGroup(rg)
+		if ranged {
+			n = r.rangeRows()
+		}
 		if r.fr == nil {
 			// No stored column requested: rows of NULLs (or of nothing,
 			// for COUNT(*)), one record per row group.
+			r.queued = nil
 			return r.assemble(nil, n)
 		}
-		if n == 0 {
-			continue
+		if n == 0 || ranged {
+			continue // nothing to read, or the queued ranges open next
 		}
 		rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, []int{rg})
 		if err != nil {
@@ -313,7 +332,7 @@ const footerTail = 64 << 10
 // column types come from the Parquet logical types alone (a pyarrow
 // large_string or dictionary hint would otherwise change the Arrow types
 // read).
-func openParquet(ctx context.Context, store blob.Store, key string, size int64) (pf *file.Reader, err error) {
+func openParquet(ctx context.Context, store blob.Store, key string, size int64, opts ...file.ReadOption) (pf *file.Reader, err error) {
 	if size <= 0 {
 		info, err := store.Stat(ctx, key)
 		if err != nil {
@@ -330,7 +349,7 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64) 
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", key, err)
 	}
-	pf, err = file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size), file.WithMetadata(md))
+	pf, err = file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size), append(opts, file.WithMetadata(md))...)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w: %v", key, ErrBadFile, err)
 	}
