@@ -224,8 +224,13 @@ func (it *limitIter) open(ctx context.Context, f manifest.DataFile) error {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
-		keep := keepRowGroups(r.RowGroupStats(), preds, predicateColumns(preds, req.FieldIDs))
+		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
+		keep := keepRowGroups(stats, preds, cols)
 		if err := r.SelectRowGroups(keep); err != nil {
+			r.Close()
+			return err
+		}
+		if _, err := selectPages(r, stats, keep, preds, cols); err != nil {
 			r.Close()
 			return err
 		}
@@ -278,8 +283,9 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 }
 
 // decodeFile reads a file's rows, skipping row groups whose footer stats
-// rule out the pushed filters; partial reports that some were skipped (the
-// rows are then not the whole file, and are not cached).
+// rule out the pushed filters and pages whose page index does; partial
+// reports that some rows were skipped (the rows are then not the whole
+// file, and are not cached).
 func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []sql.Row, partial bool, err error) {
 	r, err := datafile.Open(ctx, req.Store, f, req.Schema, req.FieldIDs)
 	if err != nil {
@@ -287,14 +293,19 @@ func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []s
 	}
 	defer r.Close()
 	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
-		stats := r.RowGroupStats()
-		keep := keepRowGroups(stats, preds, predicateColumns(preds, req.FieldIDs))
+		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
+		keep := keepRowGroups(stats, preds, cols)
 		if len(keep) < len(stats) {
 			if err := r.SelectRowGroups(keep); err != nil {
 				return nil, false, err
 			}
 			partial = true
 		}
+		pp, err := selectPages(r, stats, keep, preds, cols)
+		if err != nil {
+			return nil, false, err
+		}
+		partial = partial || pp.skipped > 0
 	}
 	rows, err = decodeRows(ctx, r, req, f)
 	return rows, partial, err
