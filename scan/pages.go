@@ -1,6 +1,11 @@
 package scan
 
 import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dolthub/go-mysql-server/sql"
+
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
@@ -127,4 +132,59 @@ func rowsIn(ranges []datafile.RowRange) int64 {
 		n += x.Len()
 	}
 	return n
+}
+
+// exactFilter compiles the conjuncts of filters that scan can decide
+// exactly on the columns fieldIDs (those the vectorised aggregates use);
+// the others are left to the filter above the scan.
+func exactFilter(s *schema.Schema, filters []sql.Expression, fieldIDs []int) []vecPred {
+	var out []vecPred
+	for _, f := range filters {
+	conjuncts:
+		for _, c := range splitAnd(f) {
+			preds, ok := exactPredicates(s, c)
+			if !ok {
+				continue
+			}
+			vps := make([]vecPred, 0, len(preds))
+			for _, pr := range preds {
+				col := slices.Index(fieldIDs, pr.FieldID)
+				if col < 0 || !filterable(pr.Type) {
+					continue conjuncts
+				}
+				vp, ok := compileVecPred(pr, col, pr.Type)
+				if !ok {
+					continue conjuncts
+				}
+				vps = append(vps, vp)
+			}
+			out = append(out, vps...)
+		}
+	}
+	return out
+}
+
+// appendSelected converts the rows of rec passing vps (all of them when
+// vps is empty), a run of consecutive rows at a time.
+func appendSelected(rows []sql.Row, rec arrow.Record, cols []schema.Type, vps []vecPred, sel []int32) ([]sql.Row, []int32, error) {
+	if len(vps) == 0 {
+		rows, err := appendRecord(rows, rec, cols)
+		return rows, sel, err
+	}
+	sel = selectRows(rec, vps, sel)
+	for i := 0; i < len(sel); {
+		j := i + 1
+		for j < len(sel) && sel[j] == sel[j-1]+1 {
+			j++
+		}
+		run := rec.NewSlice(int64(sel[i]), int64(sel[j-1])+1)
+		var err error
+		rows, err = appendRecord(rows, run, cols)
+		run.Release()
+		if err != nil {
+			return nil, sel, err
+		}
+		i = j
+	}
+	return rows, sel, nil
 }

@@ -285,8 +285,11 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 // decodeFile reads a file's rows, skipping row groups whose footer stats
 // rule out the pushed filters and pages whose page index does; partial
 // reports that some rows were skipped (the rows are then not the whole
-// file, and are not cached).
+// file, and are not cached). A partial read also drops the rows failing
+// the filters' exact conjuncts before converting them (the filter above
+// would drop them anyway; a whole read keeps every row, for the cache).
 func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []sql.Row, partial bool, err error) {
+	var vps []vecPred
 	r, err := datafile.Open(ctx, req.Store, f, req.Schema, req.FieldIDs)
 	if err != nil {
 		return nil, false, fmt.Errorf("open %s: %w", f.Path, err)
@@ -305,19 +308,26 @@ func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []s
 		if err != nil {
 			return nil, false, err
 		}
-		partial = partial || pp.skipped > 0
+		if pp.skipped > 0 {
+			partial, vps = true, exactFilter(req.Schema, req.Filters, req.FieldIDs)
+		}
 	}
-	rows, err = decodeRows(ctx, r, req, f)
+	rows, err = decodeRows(ctx, r, req, f, vps)
 	return rows, partial, err
 }
 
-func decodeRows(ctx context.Context, r *datafile.Reader, req Request, f manifest.DataFile) ([]sql.Row, error) {
+// decodeRows converts the records of r, only the rows passing vps.
+func decodeRows(ctx context.Context, r *datafile.Reader, req Request, f manifest.DataFile, vps []vecPred) ([]sql.Row, error) {
 	cols := make([]schema.Type, len(req.FieldIDs))
 	for i, id := range req.FieldIDs {
 		c, _ := req.Schema.ByID(id)
 		cols[i] = c.Type
 	}
-	rows := make([]sql.Row, 0, f.RecordCount)
+	var rows []sql.Row
+	if len(vps) == 0 {
+		rows = make([]sql.Row, 0, f.RecordCount)
+	}
+	var sel []int32
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -326,7 +336,7 @@ func decodeRows(ctx context.Context, r *datafile.Reader, req Request, f manifest
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
-		rows, err = appendRecord(rows, rec, cols)
+		rows, sel, err = appendSelected(rows, rec, cols, vps, sel)
 		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
