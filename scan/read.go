@@ -224,8 +224,13 @@ func (it *limitIter) open(ctx context.Context, f manifest.DataFile) error {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
-		keep := keepRowGroups(r.RowGroupStats(), preds, predicateColumns(preds, req.FieldIDs))
+		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
+		keep := keepRowGroups(stats, preds, cols)
 		if err := r.SelectRowGroups(keep); err != nil {
+			r.Close()
+			return err
+		}
+		if _, err := selectPages(r, stats, keep, preds, cols); err != nil {
 			r.Close()
 			return err
 		}
@@ -278,35 +283,51 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 }
 
 // decodeFile reads a file's rows, skipping row groups whose footer stats
-// rule out the pushed filters; partial reports that some were skipped (the
-// rows are then not the whole file, and are not cached).
+// rule out the pushed filters and pages whose page index does; partial
+// reports that some rows were skipped (the rows are then not the whole
+// file, and are not cached). A partial read also drops the rows failing
+// the filters' exact conjuncts before converting them (the filter above
+// would drop them anyway; a whole read keeps every row, for the cache).
 func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []sql.Row, partial bool, err error) {
+	var vps []vecPred
 	r, err := datafile.Open(ctx, req.Store, f, req.Schema, req.FieldIDs)
 	if err != nil {
 		return nil, false, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer r.Close()
 	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
-		stats := r.RowGroupStats()
-		keep := keepRowGroups(stats, preds, predicateColumns(preds, req.FieldIDs))
+		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
+		keep := keepRowGroups(stats, preds, cols)
 		if len(keep) < len(stats) {
 			if err := r.SelectRowGroups(keep); err != nil {
 				return nil, false, err
 			}
 			partial = true
 		}
+		pp, err := selectPages(r, stats, keep, preds, cols)
+		if err != nil {
+			return nil, false, err
+		}
+		if pp.skipped > 0 {
+			partial, vps = true, exactFilter(req.Schema, req.Filters, req.FieldIDs)
+		}
 	}
-	rows, err = decodeRows(ctx, r, req, f)
+	rows, err = decodeRows(ctx, r, req, f, vps)
 	return rows, partial, err
 }
 
-func decodeRows(ctx context.Context, r *datafile.Reader, req Request, f manifest.DataFile) ([]sql.Row, error) {
+// decodeRows converts the records of r, only the rows passing vps.
+func decodeRows(ctx context.Context, r *datafile.Reader, req Request, f manifest.DataFile, vps []vecPred) ([]sql.Row, error) {
 	cols := make([]schema.Type, len(req.FieldIDs))
 	for i, id := range req.FieldIDs {
 		c, _ := req.Schema.ByID(id)
 		cols[i] = c.Type
 	}
-	rows := make([]sql.Row, 0, f.RecordCount)
+	var rows []sql.Row
+	if len(vps) == 0 {
+		rows = make([]sql.Row, 0, f.RecordCount)
+	}
+	var sel []int32
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -315,7 +336,7 @@ func decodeRows(ctx context.Context, r *datafile.Reader, req Request, f manifest
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
-		rows, err = appendRecord(rows, rec, cols)
+		rows, sel, err = appendSelected(rows, rec, cols, vps, sel)
 		rec.Release()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)

@@ -18,21 +18,7 @@ func keepRowGroups(stats []datafile.RowGroupStats, preds []Predicate, cols []int
 			if cols[k] < 0 || pr.Type.Kind == schema.Float32 || pr.Type.Kind == schema.Float64 {
 				continue
 			}
-			cs := rg.Columns[cols[k]]
-			st := colStats{nulls: cs.NullCount, values: rg.NumRows}
-			if cs.Missing {
-				st.nulls = rg.NumRows
-			}
-			if cs.Min != nil {
-				st.lower = domainValue(pr.Type, cs.Min)
-			}
-			if cs.Max != nil {
-				st.upper = domainValue(pr.Type, cs.Max)
-			}
-			if cs.NullCount < 0 {
-				st.values = -1
-			}
-			if !st.mightMatch(pr) {
+			if !chunkStats(pr.Type, rg.Columns[cols[k]], rg.NumRows).mightMatch(pr) {
 				ok = false
 				break
 			}
@@ -42,6 +28,25 @@ func keepRowGroups(stats []datafile.RowGroupStats, preds []Predicate, cols []int
 		}
 	}
 	return keep
+}
+
+// chunkStats are the stats of a row group's or a page's rows of one
+// column in the comparison domain.
+func chunkStats(t schema.Type, cs datafile.ColumnStats, rows int64) colStats {
+	st := colStats{nulls: cs.NullCount, values: rows}
+	if cs.Missing {
+		st.nulls = rows
+	}
+	if cs.Min != nil {
+		st.lower = domainValue(t, cs.Min)
+	}
+	if cs.Max != nil {
+		st.upper = domainValue(t, cs.Max)
+	}
+	if st.nulls < 0 {
+		st.values = -1
+	}
+	return st
 }
 
 // predicateColumns maps each predicate to the index of its column in the

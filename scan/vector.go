@@ -219,6 +219,9 @@ type AggInput struct {
 // Stats count what a run read.
 type Stats struct {
 	Files, FilesRead, RowGroups, RowGroupsRead int
+	// Rows is the rows of the row groups read, RowsSkipped those of them
+	// the page index ruled out (never decoded).
+	Rows, RowsSkipped int64
 }
 
 // Run executes the plan: prune files, read each remaining file's columns
@@ -230,7 +233,7 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
 	st := Stats{Files: len(in.Files), FilesRead: len(files)}
 	parts := make([]*partial, len(files))
-	rgs := make([][2]int, len(files))
+	fst := make([]Stats, len(files))
 	g, gctx := errgroup.WithContext(ctx)
 	par := in.Parallelism
 	if par <= 0 {
@@ -243,8 +246,8 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 		g.Go(func() error {
 			ev := evs.Get().(*evaluator)
 			defer evs.Put(ev)
-			pt, total, read, err := p.runFile(gctx, in.Store, files[i], ev)
-			parts[i], rgs[i] = pt, [2]int{total, read}
+			pt, fs, err := p.runFile(gctx, in.Store, files[i], ev)
+			parts[i], fst[i] = pt, fs
 			return err
 		})
 	}
@@ -256,24 +259,34 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 		out.group0()
 	}
 	for i, pt := range parts {
-		st.RowGroups += rgs[i][0]
-		st.RowGroupsRead += rgs[i][1]
+		st.RowGroups += fst[i].RowGroups
+		st.RowGroupsRead += fst[i].RowGroupsRead
+		st.Rows += fst[i].Rows
+		st.RowsSkipped += fst[i].RowsSkipped
 		out.mergeFrom(pt)
 	}
 	return out.rows(), st, nil
 }
 
-func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, int, int, error) {
+// runFile aggregates one file, pruning its row groups by footer stats and
+// their pages by the page index; the Stats count the file's row groups
+// and rows.
+func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, Stats, error) {
 	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{DictFields: p.dictFields})
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("open %s: %w", f.Path, err)
+		return nil, Stats{}, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer r.Close()
 	stats := r.RowGroupStats()
 	keep := p.pruneRowGroups(stats)
 	if err := r.SelectRowGroups(keep); err != nil {
-		return nil, 0, 0, err
+		return nil, Stats{}, err
 	}
+	pp, err := selectPages(r, stats, keep, p.preds, p.predColumns())
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	st := Stats{RowGroups: len(stats), RowGroupsRead: len(keep), Rows: pp.rows, RowsSkipped: pp.skipped}
 	pt := p.newPartial()
 	if len(p.groupBy) == 0 {
 		pt.group0()
@@ -282,17 +295,17 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return pt, len(stats), len(keep), nil
+			return pt, st, nil
 		}
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("read %s: %w", f.Path, err)
+			return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 		sel = selectRows(rec, p.vpreds, sel)
 		if len(sel) > 0 {
 			gid = pt.assign(rec, sel, gid[:0])
 			if err := p.update(pt, ev, rec, sel, gid); err != nil {
 				rec.Release()
-				return nil, 0, 0, fmt.Errorf("read %s: %w", f.Path, err)
+				return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
 			}
 		}
 		rec.Release()
@@ -325,11 +338,17 @@ func (p *AggPlan) update(pt *partial, ev *evaluator, rec arrow.Record, sel, gid 
 // pruneRowGroups keeps the row groups whose footer stats may hold a
 // matching row.
 func (p *AggPlan) pruneRowGroups(stats []RowGroupStatsAlias) []int {
+	return keepRowGroups(stats, p.preds, p.predColumns())
+}
+
+// predColumns is the index of each predicate's column among the columns
+// read.
+func (p *AggPlan) predColumns() []int {
 	cols := make([]int, len(p.preds))
 	for k := range p.preds {
 		cols[k] = p.vpreds[k].col
 	}
-	return keepRowGroups(stats, p.preds, cols)
+	return cols
 }
 
 // RowGroupStatsAlias names datafile's row-group stats here.

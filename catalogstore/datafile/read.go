@@ -42,6 +42,16 @@ type Reader struct {
 	rr     pqarrow.RecordReader // the current row group's reader
 	batch  int64
 	mem    memory.Allocator
+
+	// Row ranges (pages.go): props is the file's reader properties,
+	// ranges the row groups read by row ranges, queued the current row
+	// group's ranges not yet opened, left the rows still to return of
+	// the open range (-1: reading a whole row group).
+	props   *parquet.ReaderProperties
+	ranges  map[int][]RowRange
+	queued  []RowRange
+	rangeRG int
+	left    int64
 }
 
 // ReadOptions tune Open.
@@ -75,14 +85,15 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 64 * 1024
 	}
-	pf, err := openParquet(ctx, store, f.Path, f.FileSize)
+	props := parquet.NewReaderProperties(memory.NewGoAllocator())
+	pf, err := openParquet(ctx, store, f.Path, f.FileSize, file.WithReadProps(props))
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: memory.DefaultAllocator}
+	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: memory.DefaultAllocator, props: props, left: -1}
 	lm := leafMap(pf.MetaData())
 	names := fileNames(f)
-	props := pqarrow.ArrowReadProperties{BatchSize: opts.BatchRows}
+	arrowProps := pqarrow.ArrowReadProperties{BatchSize: opts.BatchRows}
 	fields := make([]arrow.Field, len(fieldIDs))
 	for i, id := range fieldIDs {
 		c, ok := s.ByID(id)
@@ -96,7 +107,7 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 			r.src = append(r.src, len(r.leaves))
 			r.leaves = append(r.leaves, leaf)
 			if slices.Contains(opts.DictFields, id) && storedAsString(pf.MetaData(), leaf) && c.Type.Kind == schema.String {
-				props.SetReadDict(leaf, true)
+				arrowProps.SetReadDict(leaf, true)
 				fields[i].Type = dictString
 			}
 		} else {
@@ -109,7 +120,7 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 		return nil, err
 	}
 	if len(r.leaves) > 0 {
-		fr, err := pqarrow.NewFileReader(pf, props, r.mem)
+		fr, err := pqarrow.NewFileReader(pf, arrowProps, r.mem)
 		if err != nil {
 			pf.Close()
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
@@ -186,16 +197,18 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 			return nil, err
 		}
 		if r.rr != nil {
-			if r.rr.Next() {
-				rec := r.rr.RecordBatch()
-				return r.assemble(rec, rec.NumRows())
+			if r.left != 0 && r.rr.Next() {
+				return r.take(r.rr.RecordBatch())
 			}
-			err := r.rr.Err()
-			r.rr.Release()
-			r.rr = nil
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("read %s: %w", r.path, err)
+			if err := r.endReader(); err != nil {
+				return nil, err
 			}
+		}
+		if len(r.queued) > 0 {
+			if err := r.openRange(); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if r.rgNext >= len(r.rgs) {
 			return nil, io.EOF
@@ -203,13 +216,18 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 		rg := r.rgs[r.rgNext]
 		r.rgNext++
 		n := r.pf.MetaData().RowGroup(rg).NumRows()
+		ranged := r.startRowGroup(rg)
+		if ranged {
+			n = r.rangeRows()
+		}
 		if r.fr == nil {
 			// No stored column requested: rows of NULLs (or of nothing,
 			// for COUNT(*)), one record per row group.
+			r.queued = nil
 			return r.assemble(nil, n)
 		}
-		if n == 0 {
-			continue
+		if n == 0 || ranged {
+			continue // nothing to read, or the queued ranges open next
 		}
 		rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, []int{rg})
 		if err != nil {
@@ -338,7 +356,7 @@ const footerTail = 64 << 10
 // column types come from the Parquet logical types alone (a pyarrow
 // large_string or dictionary hint would otherwise change the Arrow types
 // read).
-func openParquet(ctx context.Context, store blob.Store, key string, size int64) (pf *file.Reader, err error) {
+func openParquet(ctx context.Context, store blob.Store, key string, size int64, opts ...file.ReadOption) (pf *file.Reader, err error) {
 	if size <= 0 {
 		info, err := store.Stat(ctx, key)
 		if err != nil {
@@ -355,7 +373,7 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64) 
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", key, err)
 	}
-	pf, err = file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size), file.WithMetadata(md))
+	pf, err = file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size), append(opts, file.WithMetadata(md))...)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w: %v", key, ErrBadFile, err)
 	}

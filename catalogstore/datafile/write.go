@@ -43,7 +43,18 @@ type WriteOptions struct {
 	NoStats bool
 	// Compression of the pages (default Snappy).
 	Compression Compression
+	// DataPageBytes bounds a data page's raw values (default
+	// DefaultDataPageBytes); the page index prunes by page.
+	DataPageBytes int64
 }
+
+// DefaultDataPageBytes is the default data page size: small enough that
+// a row group has several pages per column for the page index to prune
+// (16 KiB is 4Ki rows of an int32 column; dictionary pages are sized by
+// their raw values too), large enough that full scans do not notice the
+// extra page headers (on the 600k-row bench, Q1 and Q6 ran as fast as
+// with 1 MiB pages, and the files were 1% smaller).
+const DefaultDataPageBytes = 16 << 10
 
 func (c Compression) codec() compress.Compression {
 	switch c {
@@ -71,12 +82,16 @@ func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, 
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = 128 * 1024
 	}
+	if opts.DataPageBytes <= 0 {
+		opts.DataPageBytes = DefaultDataPageBytes
+	}
 	as := ArrowSchema(s)
 	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(opts.Compression.codec()),
 		parquet.WithStats(true),
 		parquet.WithPageIndexEnabled(true),
+		parquet.WithDataPageSize(opts.DataPageBytes),
 		parquet.WithMaxRowGroupLength(opts.RowGroupRows),
 		parquet.WithDictionaryDefault(true),
 		// Decimals of precision <= 18 as INT32/INT64 (the Parquet spec
