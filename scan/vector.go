@@ -212,6 +212,15 @@ type Stats struct {
 // result row is the group keys (in GROUP BY order) then the aggregates.
 // Without GROUP BY there is always one row.
 func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error) {
+	return p.run(ctx, in, p.runFile)
+}
+
+// fileRunner aggregates one data file into a partial, returning its row
+// groups and those read.
+type fileRunner func(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, int, int, error)
+
+// run is Run with each file aggregated by runFile.
+func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
 	st := Stats{Files: len(in.Files), FilesRead: len(files)}
 	parts := make([]*partial, len(files))
@@ -228,7 +237,7 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 		g.Go(func() error {
 			ev := evs.Get().(*evaluator)
 			defer evs.Put(ev)
-			pt, total, read, err := p.runFile(gctx, in.Store, files[i], ev)
+			pt, total, read, err := runFile(gctx, in.Store, files[i], ev)
 			parts[i], rgs[i] = pt, [2]int{total, read}
 			return err
 		})
