@@ -428,6 +428,7 @@ func (v *vectorJoin) Resolved() bool       { return true }
 func (v *vectorJoin) Schema() sql.Schema   { return v.schema }
 func (v *vectorJoin) Children() []sql.Node { return []sql.Node{v.orig} }
 func (v *vectorJoin) IsReadOnly() bool     { return true }
+
 // String shows the replaced plan too: it runs the build side, and runs
 // whole on fallback.
 func (v *vectorJoin) String() string {
