@@ -207,3 +207,62 @@ func TestVectorJoin_BuildBoundFallsBack(t *testing.T) {
 		t.Errorf("vectorised:\n%s\nrow path:\n%s", want, slow)
 	}
 }
+
+// TestVectorJoin_OverflowFallsBack: an expression scan cannot hold in 128
+// bits runs the replaced plan, with the row path's results.
+func TestVectorJoin_OverflowFallsBack(t *testing.T) {
+	ctx := context.Background()
+	conn := openEngine(t).Connect("root")
+	for _, q := range []string{
+		"CREATE DATABASE d", "USE d",
+		"CREATE TABLE t (k INT, d DECIMAL(38,0))",
+		"INSERT INTO t VALUES (1, 99999999999999999999999999999999999999), (1, 3), (2, -12345678901234567890123456789), (NULL, 5)",
+		"INSERT INTO t VALUES (2, 7), (3, 1)",
+		"CREATE TABLE g (k BIGINT, name VARCHAR(5))",
+		"INSERT INTO g VALUES (1, 'a'), (2, 'b'), (2, 'c'), (NULL, 'n')",
+	} {
+		if err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	q := "SELECT g.name, SUM(t.d * t.d), AVG(t.d * 10), SUM(t.d), COUNT(*) FROM t JOIN g ON t.k = g.k %s GROUP BY g.name"
+	fast := fmt.Sprintf(q, "")
+	if !strings.Contains(explain(t, conn, fast), "VectorJoinAggregate") {
+		t.Errorf("not vectorised: %s", fast)
+	}
+	if got, want := typed(t, conn, fast, false), typed(t, conn, fmt.Sprintf(q, "WHERE t.k IS NULL OR t.k IS NOT NULL OR g.name IS NULL"), false); got != want {
+		t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
+	}
+}
+
+// TestVectorJoin_ManyPairs: a batch whose matches exceed the pairs
+// aggregated at once (duplicate build keys fan out) sums them all.
+func TestVectorJoin_ManyPairs(t *testing.T) {
+	ctx := context.Background()
+	conn := openEngine(t).Connect("root")
+	for _, q := range []string{
+		"CREATE DATABASE d", "USE d",
+		"CREATE TABLE p (k INT, v DECIMAL(10,2), s VARCHAR(5))",
+		"CREATE TABLE b (k INT, w INT)",
+		"INSERT INTO b VALUES (1, 1), (1, 2), (1, 3), (2, 4), (1, 5), (NULL, 6)",
+	} {
+		if err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var vals []string
+	for i := range 9000 {
+		vals = append(vals, fmt.Sprintf("(%d, %d.%02d, '%c')", 1+i%3, i-4500, i%100, 'a'+i%4))
+	}
+	if err := conn.Exec(ctx, "INSERT INTO p VALUES "+strings.Join(vals, ", ")); err != nil {
+		t.Fatal(err)
+	}
+	q := "SELECT p.s, b.w, COUNT(*), SUM(p.v), SUM(b.w), MAX(p.v) FROM p JOIN b ON p.k = b.k %s GROUP BY p.s, b.w"
+	fast := fmt.Sprintf(q, "")
+	if !strings.Contains(explain(t, conn, fast), "VectorJoinAggregate(probe d.p)") {
+		t.Errorf("not vectorised with p probed: %s", fast)
+	}
+	if got, want := typed(t, conn, fast, false), typed(t, conn, fmt.Sprintf(q, "WHERE p.k IS NULL OR p.k IS NOT NULL OR b.w IS NULL"), false); got != want {
+		t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
+	}
+}
