@@ -224,5 +224,14 @@ func initVariables() {
 			Default: int8(0),
 		}})
 	}
+	if _, _, ok := sql.SystemVariables.GetGlobal(SysVarJoinBuildRows); !ok {
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+			Name:    SysVarJoinBuildRows,
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic: true,
+			Type:    types.NewSystemIntType(SysVarJoinBuildRows, 0, 1<<40, false),
+			Default: int64(defaultJoinBuildRows),
+		}})
+	}
 	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})
 }

@@ -17,6 +17,7 @@ const (
 	ruleAnswerFromManifest
 	ruleVectorize
 	rulePushLimits
+	ruleVectorizeJoin
 )
 
 // newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
@@ -26,6 +27,7 @@ func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
+		AddPostAnalyzeRule(ruleVectorizeJoin, vectorizeJoin).
 		AddPostAnalyzeRule(ruleVectorize, vectorize).
 		AddPostAnalyzeRule(rulePushLimits, pushLimits).
 		Build()

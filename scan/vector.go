@@ -230,6 +230,15 @@ type Stats struct {
 // result row is the group keys (in GROUP BY order) then the aggregates.
 // Without GROUP BY there is always one row.
 func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error) {
+	return p.run(ctx, in, p.runFile)
+}
+
+// fileRunner aggregates one data file into a partial, counting what it
+// read.
+type fileRunner func(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, Stats, error)
+
+// run is Run with each file aggregated by runFile.
+func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
 	st := Stats{Files: len(in.Files), FilesRead: len(files)}
 	parts := make([]*partial, len(files))
@@ -246,7 +255,7 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 		g.Go(func() error {
 			ev := evs.Get().(*evaluator)
 			defer evs.Put(ev)
-			pt, fs, err := p.runFile(gctx, in.Store, files[i], ev)
+			pt, fs, err := runFile(gctx, in.Store, files[i], ev)
 			parts[i], fst[i] = pt, fs
 			return err
 		})
@@ -272,21 +281,11 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 // their pages by the page index; the Stats count the file's row groups
 // and rows.
 func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, Stats, error) {
-	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{DictFields: p.dictFields})
+	r, st, err := p.openPruned(ctx, store, f, datafile.ReadOptions{DictFields: p.dictFields})
 	if err != nil {
-		return nil, Stats{}, fmt.Errorf("open %s: %w", f.Path, err)
+		return nil, Stats{}, err
 	}
 	defer r.Close()
-	stats := r.RowGroupStats()
-	keep := p.pruneRowGroups(stats)
-	if err := r.SelectRowGroups(keep); err != nil {
-		return nil, Stats{}, err
-	}
-	pp, err := selectPages(r, stats, keep, p.preds, p.predColumns())
-	if err != nil {
-		return nil, Stats{}, err
-	}
-	st := Stats{RowGroups: len(stats), RowGroupsRead: len(keep), Rows: pp.rows, RowsSkipped: pp.skipped}
 	pt := p.newPartial()
 	if len(p.groupBy) == 0 {
 		pt.group0()
@@ -310,6 +309,27 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 		}
 		rec.Release()
 	}
+}
+
+// openPruned opens f for the plan's columns with its row groups pruned by
+// footer stats and their pages by the page index.
+func (p *AggPlan) openPruned(ctx context.Context, store blob.Store, f manifest.DataFile, opts datafile.ReadOptions) (*datafile.Reader, Stats, error) {
+	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, opts)
+	if err != nil {
+		return nil, Stats{}, fmt.Errorf("open %s: %w", f.Path, err)
+	}
+	stats := r.RowGroupStats()
+	keep := p.pruneRowGroups(stats)
+	if err := r.SelectRowGroups(keep); err != nil {
+		r.Close()
+		return nil, Stats{}, err
+	}
+	pp, err := selectPages(r, stats, keep, p.preds, p.predColumns())
+	if err != nil {
+		r.Close()
+		return nil, Stats{}, err
+	}
+	return r, Stats{RowGroups: len(stats), RowGroupsRead: len(keep), Rows: pp.rows, RowsSkipped: pp.skipped}, nil
 }
 
 // update feeds the selected rows of rec into pt's accumulators.
