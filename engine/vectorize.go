@@ -111,40 +111,44 @@ func vectorAggFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorAgg, bool) {
 // expression of columns (scan.CompileExpr decides which it computes
 // exactly).
 func aggSpec(e sql.Expression, s *schema.Schema, fieldOf func(sql.Expression) (int, string, bool)) (scan.AggSpec, bool) {
-	type windowed interface{ Window() *sql.WindowDefinition }
-	if w, ok := e.(windowed); ok && w.Window() != nil {
-		return scan.AggSpec{}, false
-	}
-	var kind scan.AggKind
-	var child sql.Expression
-	switch x := e.(type) {
-	case *aggregation.Count:
-		switch c := x.Child.(type) {
-		case *expression.Star:
-			return scan.AggSpec{Kind: scan.AggCountStar}, true
-		case *expression.Literal:
-			if c.Value() != nil {
-				return scan.AggSpec{Kind: scan.AggCountStar}, true
-			}
-			return scan.AggSpec{}, false
-		}
-		kind, child = scan.AggCount, x.Child
-	case *aggregation.Sum:
-		kind, child = scan.AggSum, x.Child
-	case *aggregation.Avg:
-		kind, child = scan.AggAvg, x.Child
-	case *aggregation.Min:
-		kind, child = scan.AggMin, x.Child
-	case *aggregation.Max:
-		kind, child = scan.AggMax, x.Child
-	default:
-		return scan.AggSpec{}, false
+	kind, child, ok := aggKind(e)
+	if !ok || kind == scan.AggCountStar {
+		return scan.AggSpec{Kind: kind}, ok
 	}
 	if id, _, ok := fieldOf(child); ok {
 		return scan.AggSpec{Kind: kind, FieldID: id}, true
 	}
 	x, ok := scan.CompileExpr(s, child)
 	return scan.AggSpec{Kind: kind, Expr: x}, ok
+}
+
+// aggKind classifies an aggregate the vectorised paths compute, with the
+// expression it aggregates (nil for COUNT(*) and COUNT of a non-NULL
+// literal); window aggregates and others report false.
+func aggKind(e sql.Expression) (scan.AggKind, sql.Expression, bool) {
+	type windowed interface{ Window() *sql.WindowDefinition }
+	if w, ok := e.(windowed); ok && w.Window() != nil {
+		return 0, nil, false
+	}
+	switch x := e.(type) {
+	case *aggregation.Count:
+		switch c := x.Child.(type) {
+		case *expression.Star:
+			return scan.AggCountStar, nil, true
+		case *expression.Literal:
+			return scan.AggCountStar, nil, c.Value() != nil
+		}
+		return scan.AggCount, x.Child, true
+	case *aggregation.Sum:
+		return scan.AggSum, x.Child, true
+	case *aggregation.Avg:
+		return scan.AggAvg, x.Child, true
+	case *aggregation.Min:
+		return scan.AggMin, x.Child, true
+	case *aggregation.Max:
+		return scan.AggMax, x.Child, true
+	}
+	return 0, nil, false
 }
 
 // vectorAgg is a GroupBy computed by scan's vectorised pipeline.

@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/shopspring/decimal"
@@ -329,31 +328,9 @@ func (js *joinScope) aggregation(gb *plan.GroupBy) (groupBy []scan.JoinCol, aggs
 // aggSpec translates one aggregate over a column of either side or an
 // arithmetic expression of probe columns.
 func (js *joinScope) aggSpec(e sql.Expression) (scan.JoinAggSpec, bool) {
-	type windowed interface{ Window() *sql.WindowDefinition }
-	if w, ok := e.(windowed); ok && w.Window() != nil {
-		return scan.JoinAggSpec{}, false
-	}
-	var kind scan.AggKind
-	var child sql.Expression
-	switch x := e.(type) {
-	case *aggregation.Count:
-		switch c := x.Child.(type) {
-		case *expression.Star:
-			return scan.JoinAggSpec{Kind: scan.AggCountStar}, true
-		case *expression.Literal:
-			return scan.JoinAggSpec{Kind: scan.AggCountStar}, c.Value() != nil
-		}
-		kind, child = scan.AggCount, x.Child
-	case *aggregation.Sum:
-		kind, child = scan.AggSum, x.Child
-	case *aggregation.Avg:
-		kind, child = scan.AggAvg, x.Child
-	case *aggregation.Min:
-		kind, child = scan.AggMin, x.Child
-	case *aggregation.Max:
-		kind, child = scan.AggMax, x.Child
-	default:
-		return scan.JoinAggSpec{}, false
+	kind, child, ok := aggKind(e)
+	if !ok || kind == scan.AggCountStar {
+		return scan.JoinAggSpec{Kind: kind}, ok
 	}
 	if c, ok := js.col(child); ok {
 		return scan.JoinAggSpec{Kind: kind, Col: c}, true
