@@ -64,21 +64,8 @@ func CompileJoinAggregate(probe *schema.Schema, build []schema.Type, filters []s
 	}
 	p := &AggPlan{schema: probe, aggs: specs}
 	jp := &JoinAggPlan{agg: p}
-	colOf := func(id int) (int, schema.Type, bool) {
-		c, ok := probe.ByID(id)
-		if !ok {
-			return 0, schema.Type{}, false
-		}
-		for i, f := range p.fields {
-			if f == id {
-				return i, c.Type, true
-			}
-		}
-		p.fields = append(p.fields, id)
-		p.types = append(p.types, c.Type)
-		return len(p.fields) - 1, c.Type, true
-	}
-	if !jp.compileFilters(filters, colOf) {
+	colOf := p.column
+	if !p.addFilters(filters) {
 		return nil, false
 	}
 	// Every probe field first: build columns follow them.
@@ -162,32 +149,6 @@ func CompileJoinAggregate(probe *schema.Schema, build []schema.Type, filters []s
 	}
 	p.seed = maphash.MakeSeed()
 	return jp, true
-}
-
-// compileFilters adds the probe filters' vector predicates.
-func (jp *JoinAggPlan) compileFilters(filters []sql.Expression, colOf func(int) (int, schema.Type, bool)) bool {
-	p := jp.agg
-	for _, f := range filters {
-		for _, c := range splitAnd(f) {
-			preds, ok := exactPredicates(p.schema, c)
-			if !ok {
-				return false
-			}
-			for _, pr := range preds {
-				col, t, ok := colOf(pr.FieldID)
-				if !ok || !filterable(t) {
-					return false
-				}
-				vp, ok := compileVecPred(pr, col, t)
-				if !ok {
-					return false
-				}
-				p.preds = append(p.preds, pr)
-				p.vpreds = append(p.vpreds, vp)
-			}
-		}
-	}
-	return true
 }
 
 // joinKeysMatch reports whether equality of a probe key of type a and a

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/bits"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,39 +64,9 @@ type AggPlan struct {
 // path computes exactly as GMS's row path would.
 func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int, aggs []AggSpec) (*AggPlan, bool) {
 	p := &AggPlan{schema: s, aggs: aggs}
-	colOf := func(id int) (int, schema.Type, bool) {
-		c, ok := s.ByID(id)
-		if !ok {
-			return 0, schema.Type{}, false
-		}
-		for i, f := range p.fields {
-			if f == id {
-				return i, c.Type, true
-			}
-		}
-		p.fields = append(p.fields, id)
-		p.types = append(p.types, c.Type)
-		return len(p.fields) - 1, c.Type, true
-	}
-	for _, f := range filters {
-		for _, c := range splitAnd(f) {
-			preds, ok := exactPredicates(s, c)
-			if !ok {
-				return nil, false
-			}
-			for _, pr := range preds {
-				col, t, ok := colOf(pr.FieldID)
-				if !ok || !filterable(t) {
-					return nil, false
-				}
-				vp, ok := compileVecPred(pr, col, t)
-				if !ok {
-					return nil, false
-				}
-				p.preds = append(p.preds, pr)
-				p.vpreds = append(p.vpreds, vp)
-			}
-		}
+	colOf := p.column
+	if !p.addFilters(filters) {
+		return nil, false
 	}
 	for _, id := range groupBy {
 		col, t, ok := colOf(id)
@@ -147,6 +118,48 @@ func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int,
 		}
 	}
 	return p, true
+}
+
+// column is the record column reading field id, added to the fields read
+// on first use, and its type.
+func (p *AggPlan) column(id int) (int, schema.Type, bool) {
+	c, ok := p.schema.ByID(id)
+	if !ok {
+		return 0, schema.Type{}, false
+	}
+	if i := slices.Index(p.fields, id); i >= 0 {
+		return i, c.Type, true
+	}
+	p.fields = append(p.fields, id)
+	p.types = append(p.types, c.Type)
+	return len(p.fields) - 1, c.Type, true
+}
+
+// addFilters compiles filters (conjuncts of column op literal, BETWEEN,
+// IN, IS [NOT] NULL) into pruning predicates and vector predicates, or
+// reports false when any conjunct is not one the kernels decide exactly.
+func (p *AggPlan) addFilters(filters []sql.Expression) bool {
+	for _, f := range filters {
+		for _, c := range splitAnd(f) {
+			preds, ok := exactPredicates(p.schema, c)
+			if !ok {
+				return false
+			}
+			for _, pr := range preds {
+				col, t, ok := p.column(pr.FieldID)
+				if !ok || !filterable(t) {
+					return false
+				}
+				vp, ok := compileVecPred(pr, col, t)
+				if !ok {
+					return false
+				}
+				p.preds = append(p.preds, pr)
+				p.vpreds = append(p.vpreds, vp)
+			}
+		}
+	}
+	return true
 }
 
 func filterable(t schema.Type) bool {
