@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/shopspring/decimal"
@@ -248,7 +249,12 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 
 // fileRunner aggregates one data file into a partial, counting what it
 // read.
-type fileRunner func(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, Stats, error)
+// mem allocates the file's decoded buffers, shared by the query's files.
+type fileRunner func(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, mem memory.Allocator) (*partial, Stats, error)
+
+// poolBytes bounds the free decode buffers a query keeps for reuse: a few
+// batches of every column per reader.
+const poolBytes = 64 << 20
 
 // run is Run with each file aggregated by runFile.
 func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
@@ -264,11 +270,14 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	g.SetLimit(par)
 	// Evaluators hold batch-sized buffers: reuse them across files.
 	evs := sync.Pool{New: func() any { return p.prog.newEvaluator() }}
+	// The aggregates copy what they keep from a batch, so its buffers
+	// can be recycled once it is released.
+	mem := datafile.NewBufferPool(poolBytes)
 	for i := range files {
 		g.Go(func() error {
 			ev := evs.Get().(*evaluator)
 			defer evs.Put(ev)
-			pt, fs, err := runFile(gctx, in.Store, files[i], ev)
+			pt, fs, err := runFile(gctx, in.Store, files[i], ev, mem)
 			parts[i], fst[i] = pt, fs
 			return err
 		})
@@ -293,8 +302,8 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 // runFile aggregates one file, pruning its row groups by footer stats and
 // their pages by the page index; the Stats count the file's row groups
 // and rows.
-func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator) (*partial, Stats, error) {
-	r, st, err := p.openPruned(ctx, store, f, datafile.ReadOptions{DictFields: p.dictFields})
+func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, mem memory.Allocator) (*partial, Stats, error) {
+	r, st, err := p.openPruned(ctx, store, f, datafile.ReadOptions{DictFields: p.dictFields, Mem: mem})
 	if err != nil {
 		return nil, Stats{}, err
 	}

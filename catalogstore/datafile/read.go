@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -52,6 +53,10 @@ type Reader struct {
 	queued  []RowRange
 	rangeRG int
 	left    int64
+
+	// rawDec marks the stored columns read as integers and converted to
+	// Decimal128 by assemble (rawDecimals).
+	rawDec []bool
 }
 
 // ReadOptions tune Open.
@@ -67,6 +72,9 @@ type ReadOptions struct {
 	// columns such as group keys. A column the file does not store as
 	// UTF-8 strings reads as usual.
 	DictFields []int
+	// Mem allocates the decoded buffers (nil: the Go heap); a BufferPool
+	// for readers whose records are not referenced after Release.
+	Mem memory.Allocator
 }
 
 // Open opens f for reading the columns fieldIDs of s, reading only the
@@ -85,12 +93,16 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 64 * 1024
 	}
-	props := parquet.NewReaderProperties(memory.NewGoAllocator())
+	mem := opts.Mem
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	props := parquet.NewReaderProperties(mem)
 	pf, err := openParquet(ctx, store, f.Path, f.FileSize, file.WithReadProps(props))
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: memory.DefaultAllocator, props: props, left: -1}
+	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: mem, props: props, left: -1}
 	lm := leafMap(pf.MetaData())
 	names := fileNames(f)
 	arrowProps := pqarrow.ArrowReadProperties{BatchSize: opts.BatchRows}
@@ -126,8 +138,42 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 		r.fr = fr
+		r.rawDecimals()
 	}
 	return r, nil
+}
+
+// rawDecimals has pqarrow return DECIMAL columns stored as INT32/INT64 as
+// plain integer arrays (zero-copy from the decoder's buffers), which
+// assemble converts to Decimal128 in r.mem: pqarrow's own conversion
+// allocates every batch's 16-byte values on the Go heap, which a
+// BufferPool cannot recycle.
+func (r *Reader) rawDecimals() {
+	md := r.pf.MetaData()
+	for k, leaf := range r.leaves {
+		col := md.Schema.Column(leaf)
+		if _, ok := col.LogicalType().(pqschema.DecimalLogicalType); !ok {
+			continue
+		}
+		var raw arrow.DataType
+		switch col.PhysicalType() {
+		case parquet.Types.Int32:
+			raw = arrow.PrimitiveTypes.Int32
+		case parquet.Types.Int64:
+			raw = arrow.PrimitiveTypes.Int64
+		default:
+			continue
+		}
+		for i := range r.fr.Manifest.Fields {
+			if f := &r.fr.Manifest.Fields[i]; f.ColIndex == leaf && f.Field.Type.ID() == arrow.DECIMAL128 {
+				f.Field.Type = raw
+				if r.rawDec == nil {
+					r.rawDec = make([]bool, len(r.leaves))
+				}
+				r.rawDec[k] = true
+			}
+		}
+	}
 }
 
 // dictString is the Arrow type of a string column read with
@@ -248,6 +294,10 @@ func (r *Reader) assemble(rec arrow.Record, n int64) (arrow.Record, error) {
 			continue
 		}
 		a := rec.Column(r.src[i])
+		if r.rawDec != nil && r.rawDec[r.src[i]] {
+			cols[i] = decimalFromInts(r.mem, a, want)
+			continue
+		}
 		if arrow.TypeEqual(a.DataType(), want) {
 			a.Retain()
 			cols[i] = a
@@ -571,6 +621,31 @@ func convert[S, D number](mem memory.Allocator, a arrow.Array, v []S, to arrow.D
 		bitutil.CopyBitmap(a.NullBitmapBytes(), a.Data().Offset(), n, valid.Bytes(), 0)
 	}
 	data := array.NewData(to, n, []*memory.Buffer{valid, vals}, nil, a.NullN(), 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// decimalFromInts converts the unscaled values of a DECIMAL read as an
+// Int32 or Int64 array to a Decimal128 array of type to (the same scale:
+// readsAs allows only precision to change), sharing the NULL positions.
+func decimalFromInts(mem memory.Allocator, a arrow.Array, to arrow.DataType) arrow.Array {
+	d := a.Data()
+	n, off := a.Len(), d.Offset()
+	vals := memory.NewResizableBuffer(mem)
+	defer vals.Release()
+	vals.Resize(arrow.Decimal128Traits.BytesRequired(off + n))
+	dst := arrow.Decimal128Traits.CastFromBytes(vals.Bytes())[off : off+n]
+	switch x := a.(type) {
+	case *array.Int64:
+		for i, v := range x.Int64Values()[:n] {
+			dst[i] = decimal128.FromI64(v)
+		}
+	case *array.Int32:
+		for i, v := range x.Int32Values()[:n] {
+			dst[i] = decimal128.FromI64(int64(v))
+		}
+	}
+	data := array.NewData(to, n, []*memory.Buffer{d.Buffers()[0], vals}, nil, a.NullN(), off)
 	defer data.Release()
 	return array.MakeFromData(data)
 }
