@@ -87,6 +87,12 @@ func TestVectorize_MatchesRowPath(t *testing.T) {
 		{"g, MAX(ts) m", "bi < 0", "GROUP BY g ORDER BY m DESC LIMIT 2"},
 		{"COUNT(*)", "5 < i AND 100 >= i", ""},
 		{"COUNT(*), SUM(i)", "u IN (1, 2, 3) OR 1 = 1", ""},
+		// DECIMALs only filtered, summed or computed on read as unscaled
+		// int64s (datafile.ReadOptions.RawDecimals).
+		{"k, SUM(dc), AVG(dc), COUNT(dc), SUM(dc * i)", "dc BETWEEN -100.5 AND 250", "GROUP BY k"},
+		{"COUNT(*), SUM(dc * 2)", "dc IN (1.5, -2.25, 999.999, -1000.000)", ""},
+		{"COUNT(*), SUM(dc)", "dc < 99999999999999999999 AND dc > -99999999999999999999", ""},
+		{"COUNT(*), SUM(dc)", "dc > 99999999999999999999", ""},
 	}
 	vectorised := 0
 	for _, c := range cases {

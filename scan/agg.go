@@ -324,6 +324,10 @@ func (s *decSum) add(g int32, hi int64, lo uint64) {
 }
 
 func (s *decSum) update(a arrow.Array, sel, gid []int32) {
+	if x, ok := a.(*array.Int64); ok { // read unscaled (datafile.ReadOptions.RawDecimals)
+		s.updateRaw(x, sel, gid)
+		return
+	}
 	x, ok := a.(*array.Decimal128)
 	if !ok {
 		return
@@ -342,6 +346,19 @@ func (s *decSum) update(a arrow.Array, sel, gid []int32) {
 			s.add(gid[k], v[i].HighBits(), v[i].LowBits())
 			s.n[gid[k]]++
 		}
+	}
+}
+
+func (s *decSum) updateRaw(x *array.Int64, sel, gid []int32) {
+	v := x.Int64Values()
+	nulls := x.NullN() > 0
+	for k, i := range sel {
+		if nulls && x.IsNull(int(i)) {
+			continue
+		}
+		g := gid[k]
+		s.add(g, v[i]>>63, uint64(v[i]))
+		s.n[g]++
 	}
 }
 

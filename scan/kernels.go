@@ -174,6 +174,9 @@ func filterSel(a arrow.Array, p vecPred, sel []int32) []int32 {
 	case *array.Int32:
 		return filterInts(x, x.Int32Values(), p, sel)
 	case *array.Int64:
+		if p.decs != nil { // a DECIMAL read unscaled (datafile.ReadOptions.RawDecimals)
+			return filterRawDec(x, p, sel)
+		}
 		return filterInts(x, x.Int64Values(), p, sel)
 	case *array.Uint8:
 		return filterInts(x, x.Uint8Values(), p, sel)
@@ -322,6 +325,34 @@ func filterFloats[T float32 | float64](a nullable, v []T, p vecPred, sel []int32
 		x := float64(v[i])
 		for _, l := range p.flts {
 			if match(p.op, cmp3(x, l)) {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// filterRawDec is filterSel for a DECIMAL column read as its unscaled
+// int64 values: a literal that fits in int64 compares as an integer, one
+// that does not by its sign alone (it is beyond every value).
+func filterRawDec(x *array.Int64, p vecPred, sel []int32) []int32 {
+	out := sel[:0]
+	v := x.Int64Values()
+	nulls := x.NullN() > 0
+	for _, i := range sel {
+		if nulls && x.IsNull(int(i)) {
+			continue
+		}
+		for _, l := range p.decs {
+			c := -1
+			switch {
+			case fits64(l):
+				c = cmp3(v[i], int64(l.LowBits()))
+			case l.HighBits() < 0:
+				c = 1
+			}
+			if match(p.op, c) {
 				out = append(out, i)
 				break
 			}

@@ -57,6 +57,9 @@ type AggPlan struct {
 	// dictionary-encoded, their keys are coded once per dictionary value
 	// instead of once per row (no per-value string copy either).
 	dictFields []int
+	// rawDecimals are the DECIMAL fields read as unscaled int64 values
+	// where the files store them so (datafile.ReadOptions.RawDecimals).
+	rawDecimals []int
 }
 
 // CompileAggregate builds the plan for filters (conjuncts of column op
@@ -118,7 +121,30 @@ func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int,
 			p.dictFields = append(p.dictFields, p.fields[col])
 		}
 	}
+	p.rawDecimals = rawDecimals(p)
 	return p, true
+}
+
+// rawDecimals are the DECIMAL fields only filtered, summed, averaged,
+// counted or computed on: those consumers take a DECIMAL's unscaled int64
+// values as well as Decimal128 (group keys and MIN/MAX need Decimal128).
+func rawDecimals(p *AggPlan) []int {
+	strict := map[int]bool{}
+	for _, col := range p.groupBy {
+		strict[col] = true
+	}
+	for j, a := range p.aggs {
+		if col := p.aggCol[j]; col >= 0 && (a.Kind == AggMin || a.Kind == AggMax) {
+			strict[col] = true
+		}
+	}
+	var ids []int
+	for col, id := range p.fields {
+		if p.types[col].Kind == schema.Decimal && !strict[col] {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // column is the record column reading field id, added to the fields read
@@ -303,7 +329,7 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 // their pages by the page index; the Stats count the file's row groups
 // and rows.
 func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, mem memory.Allocator) (*partial, Stats, error) {
-	r, st, err := p.openPruned(ctx, store, f, datafile.ReadOptions{DictFields: p.dictFields, Mem: mem})
+	r, st, err := p.openPruned(ctx, store, f, datafile.ReadOptions{DictFields: p.dictFields, RawDecimals: p.rawDecimals, Mem: mem})
 	if err != nil {
 		return nil, Stats{}, err
 	}

@@ -54,9 +54,9 @@ type Reader struct {
 	rangeRG int
 	left    int64
 
-	// rawDec marks the stored columns read as integers and converted to
-	// Decimal128 by assemble (rawDecimals).
-	rawDec []bool
+	// rawDec is, per stored column, the integer type a DECIMAL is read
+	// as (rawDecimals), or nil.
+	rawDec []arrow.DataType
 }
 
 // ReadOptions tune Open.
@@ -75,6 +75,11 @@ type ReadOptions struct {
 	// Mem allocates the decoded buffers (nil: the Go heap); a BufferPool
 	// for readers whose records are not referenced after Release.
 	Mem memory.Allocator
+	// RawDecimals are field ids of DECIMAL columns to return as their
+	// unscaled values in an Int64 array, without converting to
+	// Decimal128, where the file stores them as INT64; elsewhere they
+	// read as Decimal128 as usual.
+	RawDecimals []int
 }
 
 // Open opens f for reading the columns fieldIDs of s, reading only the
@@ -122,6 +127,14 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 				arrowProps.SetReadDict(leaf, true)
 				fields[i].Type = dictString
 			}
+			if raw := storedDecimal(pf.MetaData(), leaf); raw != nil && c.Type.Kind == schema.Decimal {
+				r.rawDec = append(r.rawDec, raw)
+				if raw.ID() == arrow.INT64 && slices.Contains(opts.RawDecimals, id) {
+					fields[i].Type = raw
+				}
+			} else {
+				r.rawDec = append(r.rawDec, nil)
+			}
 		} else {
 			r.src = append(r.src, -1)
 		}
@@ -145,35 +158,36 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 
 // rawDecimals has pqarrow return DECIMAL columns stored as INT32/INT64 as
 // plain integer arrays (zero-copy from the decoder's buffers), which
-// assemble converts to Decimal128 in r.mem: pqarrow's own conversion
-// allocates every batch's 16-byte values on the Go heap, which a
-// BufferPool cannot recycle.
+// assemble converts to Decimal128 in r.mem unless ReadOptions.RawDecimals
+// asked for the integers: pqarrow's own conversion allocates every
+// batch's 16-byte values on the Go heap, which a BufferPool cannot
+// recycle.
 func (r *Reader) rawDecimals() {
-	md := r.pf.MetaData()
 	for k, leaf := range r.leaves {
-		col := md.Schema.Column(leaf)
-		if _, ok := col.LogicalType().(pqschema.DecimalLogicalType); !ok {
-			continue
-		}
-		var raw arrow.DataType
-		switch col.PhysicalType() {
-		case parquet.Types.Int32:
-			raw = arrow.PrimitiveTypes.Int32
-		case parquet.Types.Int64:
-			raw = arrow.PrimitiveTypes.Int64
-		default:
+		if r.rawDec[k] == nil {
 			continue
 		}
 		for i := range r.fr.Manifest.Fields {
 			if f := &r.fr.Manifest.Fields[i]; f.ColIndex == leaf && f.Field.Type.ID() == arrow.DECIMAL128 {
-				f.Field.Type = raw
-				if r.rawDec == nil {
-					r.rawDec = make([]bool, len(r.leaves))
-				}
-				r.rawDec[k] = true
+				f.Field.Type = r.rawDec[k]
 			}
 		}
 	}
+}
+
+// storedDecimal is the integer type a DECIMAL leaf is stored as, or nil.
+func storedDecimal(md *metadata.FileMetaData, leaf int) arrow.DataType {
+	col := md.Schema.Column(leaf)
+	if _, ok := col.LogicalType().(pqschema.DecimalLogicalType); !ok {
+		return nil
+	}
+	switch col.PhysicalType() {
+	case parquet.Types.Int32:
+		return arrow.PrimitiveTypes.Int32
+	case parquet.Types.Int64:
+		return arrow.PrimitiveTypes.Int64
+	}
+	return nil
 }
 
 // dictString is the Arrow type of a string column read with
@@ -294,7 +308,7 @@ func (r *Reader) assemble(rec arrow.Record, n int64) (arrow.Record, error) {
 			continue
 		}
 		a := rec.Column(r.src[i])
-		if r.rawDec != nil && r.rawDec[r.src[i]] {
+		if r.rawDec[r.src[i]] != nil && want.ID() == arrow.DECIMAL128 {
 			cols[i] = decimalFromInts(r.mem, a, want)
 			continue
 		}
