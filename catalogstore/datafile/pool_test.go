@@ -158,3 +158,50 @@ func TestBufferPool_ReadsBackEqual(t *testing.T) {
 		t.Fatalf("concurrent: %v", err)
 	}
 }
+
+// TestOpen_RawDecimals: a DECIMAL stored as INT64 reads as its unscaled
+// int64 values when asked; one stored as INT32 or as bytes still reads
+// as Decimal128, and so does one not asked for.
+func TestOpen_RawDecimals(t *testing.T) {
+	st := newMemStore()
+	f, _ := writeVocab(t, st, "t/data/all.parquet")
+	r, err := datafile.OpenWith(context.Background(), st, f, &vocab, []int{12, 20}, datafile.ReadOptions{RawDecimals: []int{12, 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Schema().Field(0).Type; !arrow.TypeEqual(got, arrow.PrimitiveTypes.Int64) {
+		t.Fatalf("dec reads as %s, want int64", got)
+	}
+	if got := r.Schema().Field(1).Type.ID(); got != arrow.DECIMAL128 {
+		t.Fatalf("dec38 (stored as bytes) reads as %s", r.Schema().Field(1).Type)
+	}
+	var got []any
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := rec.Column(0).(*array.Int64)
+		for i := range x.Len() {
+			if x.IsNull(i) {
+				got = append(got, nil)
+			} else {
+				got = append(got, x.Value(i))
+			}
+		}
+		rec.Release()
+	}
+	want := vocabRows[11]
+	if len(got) != len(want) {
+		t.Fatalf("read %d values, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if fmt.Sprint(got[i]) != fmt.Sprint(want[i]) { // vocab holds unscaled integers
+			t.Errorf("row %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
