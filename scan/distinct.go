@@ -109,15 +109,7 @@ func (c *countDistinct[T]) update(a arrow.Array, sel, gid []int32) {
 		if hasNulls && a.IsNull(int(i)) {
 			continue
 		}
-		key := distinctKey[T]{gid[k], c.buf[k]}
-		if _, dup := c.seen[key]; dup {
-			continue
-		}
-		if c.own != nil {
-			key.v = c.own(key.v)
-		}
-		c.seen[key] = struct{}{}
-		c.n[key.g]++
+		c.add(distinctKey[T]{gid[k], c.buf[k]})
 	}
 	if c.own != nil {
 		clear(c.buf) // drop references into the batch
@@ -140,10 +132,30 @@ func (c *countDistinct[T]) merge(o accum, remap []int32) {
 	}
 	for key := range oc.seen {
 		key.g = remap[key.g]
-		if _, dup := c.seen[key]; !dup {
-			c.seen[key] = struct{}{}
-			c.n[key.g]++
-		}
+		c.insert(key)
+	}
+}
+
+// add adds key, copying a value that points into the batch only when it
+// is new.
+func (c *countDistinct[T]) add(key distinctKey[T]) {
+	if c.own == nil {
+		c.insert(key)
+		return
+	}
+	if _, dup := c.seen[key]; !dup {
+		key.v = c.own(key.v)
+		c.seen[key] = struct{}{}
+		c.n[key.g]++
+	}
+}
+
+// insert adds an owned key with one map access.
+func (c *countDistinct[T]) insert(key distinctKey[T]) {
+	n := len(c.seen)
+	c.seen[key] = struct{}{}
+	if len(c.seen) != n {
+		c.n[key.g]++
 	}
 }
 
