@@ -24,8 +24,8 @@ import (
 // scan's vectorised pipeline (pruned files and row groups, selection
 // vectors, typed hash GROUP BY) and returns only the result rows. Any
 // part the pipeline cannot compute exactly as the row path does (another
-// expression, function, type, DISTINCT, a literal outside the column's
-// domain) leaves the plan unchanged.
+// expression, function, type, DISTINCT other than COUNT(DISTINCT x), a
+// literal outside the column's domain) leaves the plan unchanged.
 func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if scope != nil && !scope.IsEmpty() {
 		return n, transform.SameTree, nil
@@ -125,10 +125,24 @@ func aggSpec(e sql.Expression, s *schema.Schema, fieldOf func(sql.Expression) (i
 // aggKind classifies an aggregate the vectorised paths compute, with the
 // expression it aggregates (nil for COUNT(*) and COUNT of a non-NULL
 // literal); window aggregates and others report false.
+//
+// GMS writes COUNT(DISTINCT x, ...) as a CountDistinct of its arguments
+// and any other DISTINCT aggregate (SUM(DISTINCT x), ...) as the plain
+// aggregate of a DistinctExpression: only COUNT(DISTINCT x) of one
+// argument is vectorised, and a DistinctExpression argument is refused
+// here rather than left to fail to compile.
 func aggKind(e sql.Expression) (scan.AggKind, sql.Expression, bool) {
 	type windowed interface{ Window() *sql.WindowDefinition }
 	if w, ok := e.(windowed); ok && w.Window() != nil {
 		return 0, nil, false
+	}
+	if cd, ok := e.(*aggregation.CountDistinct); ok {
+		return countDistinctKind(cd)
+	}
+	for _, c := range e.Children() {
+		if _, distinct := c.(*expression.DistinctExpression); distinct {
+			return 0, nil, false
+		}
 	}
 	switch x := e.(type) {
 	case *aggregation.Count:
@@ -149,6 +163,20 @@ func aggKind(e sql.Expression) (scan.AggKind, sql.Expression, bool) {
 		return scan.AggMax, x.Child, true
 	}
 	return 0, nil, false
+}
+
+// countDistinctKind classifies COUNT(DISTINCT x): one argument, not *
+// or a literal (CompileExpr would refuse a literal anyway).
+func countDistinctKind(cd *aggregation.CountDistinct) (scan.AggKind, sql.Expression, bool) {
+	args := cd.Children()
+	if len(args) != 1 {
+		return 0, nil, false
+	}
+	switch args[0].(type) {
+	case *expression.Star, *expression.Literal:
+		return 0, nil, false
+	}
+	return scan.AggCountDistinct, args[0], true
 }
 
 // vectorAgg is a GroupBy computed by scan's vectorised pipeline.

@@ -165,7 +165,7 @@ func TestVectorJoin_Refuses(t *testing.T) {
 		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.vs GROUP BY d.name",   // INT = VARCHAR
 		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.w GROUP BY d.name",    // INT = DECIMAL
 		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k <=> d.dk GROUP BY d.name", // NULL-safe
-		"SELECT d.name, COUNT(DISTINCT f.i) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",
+		"SELECT d.name, COUNT(DISTINCT f.i, f.k) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",
 		"SELECT d.name, SUM(f.v + d.w) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",
 		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.dk WHERE f.i > d.n GROUP BY d.name",
 		"SELECT ci.name, COUNT(*) FROM f JOIN ci ON f.k = ci.dk GROUP BY ci.name", // case-insensitive collation

@@ -26,6 +26,8 @@ const (
 	AggAvg
 	AggMin
 	AggMax
+	// AggCountDistinct is COUNT(DISTINCT x) of one argument.
+	AggCountDistinct
 )
 
 // accum is one aggregate's per-group state. Values it returns are exactly
@@ -70,6 +72,8 @@ func supportsAgg(kind AggKind, t schema.Type) bool {
 			schema.Float32, schema.Float64, schema.Decimal, schema.Date, schema.Timestamp, schema.String:
 			return true
 		}
+	case AggCountDistinct:
+		return newCountDistinctFor(t) != nil
 	}
 	return false
 }
@@ -81,6 +85,8 @@ func newAccum(kind AggKind, t schema.Type) accum {
 		return &countAcc{star: true}
 	case AggCount:
 		return &countAcc{}
+	case AggCountDistinct:
+		return newCountDistinctFor(t)
 	case AggSum, AggAvg:
 		avg := kind == AggAvg
 		switch t.Kind {

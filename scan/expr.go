@@ -21,8 +21,9 @@ import (
 )
 
 // ErrOverflow reports that a vectorised expression left the 128-bit range
-// the pipeline computes DECIMALs in (GMS's are unbounded), or hit a value
-// GMS's row path rejects (-BIGINT_MIN). The caller reruns the query on the
+// the pipeline computes DECIMALs in (GMS's are unbounded), or that an
+// expression or aggregate hit a value GMS's row path rejects (-BIGINT_MIN;
+// a string beyond TEXT's length under COUNT(DISTINCT)). The caller reruns the query on the
 // row path, which computes the exact answer or its own error.
 var ErrOverflow = errors.New("scan: vectorised expression out of range")
 

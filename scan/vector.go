@@ -311,6 +311,11 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	if err := g.Wait(); err != nil {
 		return nil, st, err
 	}
+	for _, pt := range parts {
+		if pt.rejected() {
+			return nil, st, fmt.Errorf("%w: an aggregate met a value GMS's row path rejects", ErrOverflow)
+		}
+	}
 	out := p.newPartial()
 	if len(p.groupBy) == 0 {
 		out.group0()
