@@ -127,14 +127,15 @@ func CompileAggregate(s *schema.Schema, filters []sql.Expression, groupBy []int,
 
 // rawDecimals are the DECIMAL fields only filtered, summed, averaged,
 // counted or computed on: those consumers take a DECIMAL's unscaled int64
-// values as well as Decimal128 (group keys and MIN/MAX need Decimal128).
+// values as well as Decimal128 (group keys, MIN/MAX and COUNT(DISTINCT)
+// need Decimal128).
 func rawDecimals(p *AggPlan) []int {
 	strict := map[int]bool{}
 	for _, col := range p.groupBy {
 		strict[col] = true
 	}
 	for j, a := range p.aggs {
-		if col := p.aggCol[j]; col >= 0 && (a.Kind == AggMin || a.Kind == AggMax) {
+		if col := p.aggCol[j]; col >= 0 && a.Kind != AggCount && a.Kind != AggSum && a.Kind != AggAvg {
 			strict[col] = true
 		}
 	}
