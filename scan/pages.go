@@ -25,7 +25,7 @@ func selectPages(r *datafile.Reader, stats []datafile.RowGroupStats, keep []int,
 	for _, rg := range keep {
 		n := stats[rg].NumRows
 		pp.rows += n
-		if len(idx) == 0 {
+		if len(idx) == 0 || wholeRowGroup(stats[rg], preds, cols, slot) {
 			continue
 		}
 		pages, err := r.RowGroupPages(rg, idx)
@@ -44,6 +44,18 @@ func selectPages(r *datafile.Reader, stats []datafile.RowGroupStats, keep []int,
 		pp.skipped += n - rowsIn(ranges)
 	}
 	return pp, nil
+}
+
+// wholeRowGroup reports whether the row group's footer stats show every
+// row matching every page-pruning predicate: then no page can be ruled
+// out, and its page index is not worth reading.
+func wholeRowGroup(rg datafile.RowGroupStats, preds []Predicate, cols, slot []int) bool {
+	for k, p := range preds {
+		if slot[k] >= 0 && !chunkStats(p.Type, rg.Columns[cols[k]], rg.NumRows).allMatch(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // pageColumns returns the distinct reader columns the predicates prune

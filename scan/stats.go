@@ -178,6 +178,44 @@ func (st colStats) mightMatch(p Predicate) bool {
 	return false
 }
 
+// allMatch reports whether every row certainly satisfies p: no NULLs
+// (known), and both bounds known and inside p.
+func (st colStats) allMatch(p Predicate) bool {
+	switch p.Op {
+	case OpIsNull:
+		return st.nulls >= 0 && st.values >= 0 && st.nulls == st.values
+	case OpNotNull:
+		return st.nulls == 0
+	}
+	if st.nulls != 0 || st.lower == nil || st.upper == nil {
+		return false
+	}
+	for _, v := range p.Values {
+		lo, okLo := compare(st.lower, v)
+		hi, okHi := compare(st.upper, v)
+		if !okLo || !okHi {
+			return false
+		}
+		var all bool
+		switch p.Op {
+		case OpEq, OpIn:
+			all = lo == 0 && hi == 0
+		case OpLt:
+			all = hi < 0
+		case OpLe:
+			all = hi <= 0
+		case OpGt:
+			all = lo > 0
+		case OpGe:
+			all = lo >= 0
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 func (st colStats) inRange(op Op, v any) bool {
 	lo, hasLo := st.cmp(st.lower, v) // lower vs v
 	hi, hasHi := st.cmp(st.upper, v) // upper vs v
