@@ -10,7 +10,9 @@ import (
 // stats prove every row matches; anything unknown says no.
 func TestAllMatch(t *testing.T) {
 	i64 := schema.Type{Kind: schema.Int64}
-	st := func(lo, hi any, nulls int64) colStats { return colStats{lower: lo, upper: hi, nulls: nulls, values: 10} }
+	st := func(lo, hi any, nulls int64) colStats {
+		return colStats{lower: lo, upper: hi, nulls: nulls, values: 10}
+	}
 	pred := func(op Op, vs ...any) Predicate { return Predicate{Type: i64, Op: op, Values: vs} }
 	cases := []struct {
 		name string
