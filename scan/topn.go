@@ -363,11 +363,16 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 	if err := r.SelectRowGroups(keep); err != nil {
 		return err
 	}
+	pp, err := selectPages(r, stats, keep, p.filter.preds, p.filter.predColumns())
+	if err != nil {
+		return err
+	}
 	h.st.FilesRead++
 	h.st.RowGroups += len(stats)
 	h.st.RowGroupsRead += len(keep)
+	h.st.Rows += pp.rows
+	h.st.RowsSkipped += pp.skipped
 	cols := make([]keyCol, len(p.keys))
-	cur := rowGroupCursor{stats: stats, rgs: keep}
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -381,7 +386,7 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 			rec.Release()
 			continue
 		}
-		rg, base := cur.next(n)
+		rg, base := r.Position()
 		sel := selectRows(rec, p.filter.vpreds, h.sel)
 		h.sel = sel
 		for j := range p.keys {
@@ -714,10 +719,18 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 		return cmpOrdered(a.row, b.row)
 	})
 	var rgs []int
+	ranges := map[int][]datafile.RowRange{} // the winners' rows, by row group
 	for _, it := range items {
 		if len(rgs) == 0 || rgs[len(rgs)-1] != it.rg {
 			rgs = append(rgs, it.rg)
 		}
+		rs := ranges[it.rg]
+		if k := len(rs) - 1; k >= 0 && it.row <= rs[k].End {
+			rs[k].End = max(rs[k].End, it.row+1)
+		} else {
+			rs = append(rs, datafile.RowRange{Start: it.row, End: it.row + 1})
+		}
+		ranges[it.rg] = rs
 	}
 	// Small batches: decoding stops soon after the last winner.
 	r, err := datafile.OpenWith(ctx, store, f, s, ids, datafile.ReadOptions{RowGroups: rgs, BatchRows: batchRows(f, 8192)})
@@ -725,12 +738,17 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer r.Close()
-	md := r.RowGroupStats()
+	// Only the pages holding the winners are decoded, where the file
+	// has an offset index (else each row group reads up to its winners).
+	for _, rg := range rgs {
+		if err := r.SelectRows(rg, ranges[rg]); err != nil {
+			return err
+		}
+	}
 	cols := make([]int, len(ids))
 	for j := range cols {
 		cols[j] = j
 	}
-	cur := rowGroupCursor{stats: md, rgs: rgs}
 	for len(items) > 0 {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -744,7 +762,7 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 			rec.Release()
 			continue
 		}
-		rg, base := cur.next(n)
+		rg, base := r.Position()
 		for len(items) > 0 && items[0].rg == rg && items[0].row < base+n {
 			it := items[0]
 			one := rec.NewSlice(it.row-base, it.row-base+1)
@@ -762,26 +780,6 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 		rec.Release()
 	}
 	return nil
-}
-
-// rowGroupCursor tells which of the selected row groups each record read
-// comes from: a record never spans two row groups (datafile.Reader).
-type rowGroupCursor struct {
-	stats []datafile.RowGroupStats // all of the file's row groups
-	rgs   []int                    // the selected ones, in read order
-	i     int                      // index in rgs of the current row group
-	used  int64                    // its rows already read
-}
-
-// next accounts for a record of n rows and returns its row group and the
-// position of its first row within that row group.
-func (c *rowGroupCursor) next(n int64) (rg int, base int64) {
-	for c.used >= c.stats[c.rgs[c.i]].NumRows {
-		c.i, c.used = c.i+1, 0
-	}
-	base = c.used
-	c.used += n
-	return c.rgs[c.i], base
 }
 
 // batchRows is the record size for reading f: at most limit, and no more

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -82,10 +83,19 @@ func writeTopNFiles(t *testing.T, store blob.Store, prefix string, nfiles, rows 
 // referenceTopN is GMS's own answer: every row in scan order, sorted by
 // sort.Stable with GMS's Sorter, then sliced.
 func referenceTopN(t *testing.T, store blob.Store, files []manifest.DataFile, keys []TopNKey, out []int, limit, offset int) []sql.Row {
+	return referenceTopNWhere(t, store, files, keys, out, limit, offset, nil)
+}
+
+// referenceTopNWhere is referenceTopN over the rows keep accepts (nil:
+// all).
+func referenceTopNWhere(t *testing.T, store blob.Store, files []manifest.DataFile, keys []TopNKey, out []int, limit, offset int, keep func(sql.Row) bool) []sql.Row {
 	t.Helper()
 	all, err := ReadAll(context.Background(), Request{Store: store, Files: files, Schema: topNSchema, FieldIDs: []int{1, 2, 3, 4}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if keep != nil {
+		all = slices.DeleteFunc(all, func(r sql.Row) bool { return !keep(r) })
 	}
 	var fields sql.SortFields
 	for _, k := range keys {
@@ -360,5 +370,37 @@ func TestRowIter_CloseStopsReaders(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after Close, %d before", n, before)
+	}
+}
+
+// TestTopN_PagePruning: a filtered top-N reads only the pages its filter
+// may match (first pass) and the pages holding its winners (second), and
+// returns what GMS's sort of the filtered rows does.
+func TestTopN_PagePruning(t *testing.T) {
+	store, err := local.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := writeTopNFiles(t, store, "p", 2, 20000, 20000, false) // x is the row number
+	x := expression.NewGetFieldWithTable(3, 1, types.Int64, "d", "t", "x", true)
+	filter := expression.NewBetween(x, expression.NewLiteral(int64(5000), types.Int64), expression.NewLiteral(int64(8000), types.Int64))
+	keys := []TopNKey{{FieldID: 2, Desc: true}, {FieldID: 3, NullsFirst: true}, {FieldID: 4, NullsFirst: true}}
+	p, ok := CompileTopN(topNSchema, []sql.Expression{filter}, keys, []int{4, 2, 3}, 7, 2)
+	if !ok {
+		t.Fatal("not compiled")
+	}
+	rows, st, err := p.Run(context.Background(), TopNInput{Store: store, Files: files, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.RowsSkipped < st.Rows/2 {
+		t.Errorf("page index skipped %d of %d rows; the filter keeps 3001 of 20000", st.RowsSkipped, st.Rows)
+	}
+	want := referenceTopNWhere(t, store, files, keys, []int{4, 2, 3}, 7, 2, func(r sql.Row) bool {
+		v := r[3].(int64)
+		return v >= 5000 && v <= 8000
+	})
+	if got, want := renderRows(rows), renderRows(want); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

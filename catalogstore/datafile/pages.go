@@ -220,6 +220,7 @@ func (r *Reader) openRange() error {
 		}
 	}
 	r.rr, r.left = rr, x.Len()
+	r.posNext = x.Start
 	return nil
 }
 
@@ -227,7 +228,9 @@ func (r *Reader) openRange() error {
 // rows left in the current range (all of it outside ranges).
 func (r *Reader) take(rec arrow.Record) (arrow.Record, error) {
 	n := rec.NumRows()
+	r.posRow = r.posNext
 	if r.left < 0 {
+		r.posNext += n
 		return r.assemble(rec, n)
 	}
 	if n > r.left {
@@ -236,6 +239,7 @@ func (r *Reader) take(rec arrow.Record) (arrow.Record, error) {
 		rec, n = short, r.left
 	}
 	r.left -= n
+	r.posNext += n
 	return r.assemble(rec, n)
 }
 

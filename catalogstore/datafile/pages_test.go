@@ -3,7 +3,9 @@ package datafile_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"slices"
 	"testing"
@@ -83,7 +85,27 @@ func readRanges(t *testing.T, st *memStore, f manifest.DataFile, batch int64, ra
 			t.Fatal(err)
 		}
 	}
-	recs := readAll(t, r)
+	var recs []arrow.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rec.Release)
+		recs = append(recs, rec)
+		// Column i is the row's number in the file: Position locates
+		// the record's rows.
+		rg, row := r.Position()
+		ids := rec.Column(0).(*array.Int64)
+		for k := range ids.Len() {
+			if want := int64(rg)*pagesRGRows + row + int64(k); ids.Value(k) != want {
+				t.Fatalf("Position (%d, %d): record row %d is file row %d, want %d", rg, row, k, ids.Value(k), want)
+			}
+		}
+	}
 	out := make([]arrow.Array, 4)
 	for j := range out {
 		var parts []arrow.Array

@@ -54,6 +54,11 @@ type Reader struct {
 	rangeRG int
 	left    int64
 
+	// posRG and posRow locate the last record returned (Position);
+	// posNext is the row in posRG the next record read starts at.
+	posRG           int
+	posRow, posNext int64
+
 	// rawDec is, per stored column, the integer type a DECIMAL is read
 	// as (rawDecimals), or nil.
 	rawDec []arrow.DataType
@@ -277,12 +282,17 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 		r.rgNext++
 		n := r.pf.MetaData().RowGroup(rg).NumRows()
 		ranged := r.startRowGroup(rg)
+		r.posRG, r.posNext = rg, 0
 		if ranged {
 			n = r.rangeRows()
 		}
 		if r.fr == nil {
 			// No stored column requested: rows of NULLs (or of nothing,
 			// for COUNT(*)), one record per row group.
+			r.posRow = 0
+			if ranged {
+				r.posRow = -1 // the ranges' rows, not contiguous
+			}
 			r.queued = nil
 			return r.assemble(nil, n)
 		}
@@ -296,6 +306,12 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 		r.rr = rr
 	}
 }
+
+// Position is the row group of the record Next last returned and the row
+// within it of the record's first row; the record's rows follow it in
+// order. row is -1 for a record of no stored column read by row ranges
+// (it holds the rows of several ranges).
+func (r *Reader) Position() (rg int, row int64) { return r.posRG, r.posRow }
 
 // assemble builds the output record: stored columns (widened where the
 // file's type is narrower) and NULL columns for the rest.
