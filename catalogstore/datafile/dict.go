@@ -82,6 +82,9 @@ func (r *Reader) RowGroupDictionary(rg, col int) (vals []any, ok bool, err error
 	}()
 	raw, n, err := r.dictionaryPage(rg, leaf)
 	if err != nil {
+		if cerr := r.ctx.Err(); cerr != nil {
+			return nil, false, cerr // cancelled, not damaged
+		}
 		return bad("%v", err)
 	}
 	if n > MaxDictValues || len(raw) > MaxDictBytes {
@@ -99,10 +102,11 @@ func (r *Reader) RowGroupDictionary(rg, col int) (vals []any, ok bool, err error
 func (r *Reader) dictionaryPage(rg, leaf int) ([]byte, int, error) {
 	// A page reader on an unbuffered stream reads the whole column chunk
 	// up front; a buffered one reads only what is asked of it.
-	saved := r.props.BufferedStreamEnabled
-	r.props.BufferedStreamEnabled = true
-	pr, err := r.pf.RowGroup(rg).GetColumnPageReader(leaf)
-	r.props.BufferedStreamEnabled = saved
+	pr, err := func() (file.PageReader, error) {
+		defer func(saved bool) { r.props.BufferedStreamEnabled = saved }(r.props.BufferedStreamEnabled)
+		r.props.BufferedStreamEnabled = true
+		return r.pf.RowGroup(rg).GetColumnPageReader(leaf)
+	}()
 	if err != nil {
 		return nil, 0, err
 	}
