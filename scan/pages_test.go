@@ -224,7 +224,7 @@ func readPruned(t *testing.T, fx *pageFixture, preds []Predicate, batch int64) p
 	}
 	defer r.Close()
 	stats, cols := r.RowGroupStats(), predicateColumns(preds, ids)
-	keep := keepRowGroups(stats, preds, cols)
+	keep, _ := keepRowGroups(r, stats, preds, cols)
 	if err := r.SelectRowGroups(keep); err != nil {
 		t.Fatal(err)
 	}

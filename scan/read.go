@@ -225,7 +225,7 @@ func (it *limitIter) open(ctx context.Context, f manifest.DataFile) error {
 	}
 	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
 		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
-		keep := keepRowGroups(stats, preds, cols)
+		keep, _ := keepRowGroups(r, stats, preds, cols)
 		if err := r.SelectRowGroups(keep); err != nil {
 			r.Close()
 			return err
@@ -297,7 +297,7 @@ func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []s
 	defer r.Close()
 	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
 		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
-		keep := keepRowGroups(stats, preds, cols)
+		keep, _ := keepRowGroups(r, stats, preds, cols)
 		if len(keep) < len(stats) {
 			if err := r.SelectRowGroups(keep); err != nil {
 				return nil, false, err

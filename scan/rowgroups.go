@@ -5,29 +5,45 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
-// keepRowGroups returns the row groups whose footer stats may hold a row
-// matching every predicate; cols[k] is the index in each row group's
-// Columns of preds[k]'s column (-1: not among them, no pruning). Float
-// predicates never prune: footer stats leave NaN out, and GMS compares
-// NaN as matching.
-func keepRowGroups(stats []datafile.RowGroupStats, preds []Predicate, cols []int) []int {
-	keep := make([]int, 0, len(stats))
+// keepRowGroups returns the row groups of r that may hold a row matching
+// every predicate: those whose footer stats may (stats are r's
+// RowGroupStats), less those a dictionary rules out (dictRulesOut), which
+// dictPruned counts. cols[k] is the index among r's columns of preds[k]'s
+// column (-1: not read, no pruning). Float predicates never prune: footer
+// stats leave NaN out, and GMS compares NaN as matching. Dictionaries are
+// read only for row groups the stats keep, and only for = and IN.
+func keepRowGroups(r *datafile.Reader, stats []datafile.RowGroupStats, preds []Predicate, cols []int) (keep []int, dictPruned int) {
+	keep = make([]int, 0, len(stats))
+	eq := dictPredicates(preds, cols)
 	for _, rg := range stats {
-		ok := true
-		for k, pr := range preds {
-			if cols[k] < 0 || pr.Type.Kind == schema.Float32 || pr.Type.Kind == schema.Float64 {
-				continue
-			}
-			if !chunkStats(pr.Type, rg.Columns[cols[k]], rg.NumRows).mightMatch(pr) {
-				ok = false
-				break
-			}
+		if !statsMightMatch(rg, preds, cols) {
+			continue
 		}
-		if ok {
-			keep = append(keep, rg.RowGroup)
+		if len(eq) > 0 && dictRulesOut(r, rg.RowGroup, preds, cols, eq) {
+			dictPruned++
+			continue
+		}
+		keep = append(keep, rg.RowGroup)
+	}
+	return keep, dictPruned
+}
+
+// statsMightMatch reports whether a row group's footer stats may hold a
+// row matching every predicate.
+func statsMightMatch(rg datafile.RowGroupStats, preds []Predicate, cols []int) bool {
+	for k, pr := range preds {
+		if cols[k] < 0 || isFloat(pr.Type) {
+			continue
+		}
+		if !chunkStats(pr.Type, rg.Columns[cols[k]], rg.NumRows).mightMatch(pr) {
+			return false
 		}
 	}
-	return keep
+	return true
+}
+
+func isFloat(t schema.Type) bool {
+	return t.Kind == schema.Float32 || t.Kind == schema.Float64
 }
 
 // chunkStats are the stats of a row group's or a page's rows of one

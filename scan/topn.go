@@ -164,6 +164,7 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 		st.FilesRead += h.st.FilesRead
 		st.RowGroups += h.st.RowGroups
 		st.RowGroupsRead += h.st.RowGroupsRead
+		st.RowGroupsDictPruned += h.st.RowGroupsDictPruned
 	}
 	slices.SortFunc(all, p.cmpItems)
 	lo, hi := min(int(p.offset), len(all)), min(int(k), len(all))
@@ -351,7 +352,7 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 	}
 	defer r.Close()
 	stats := r.RowGroupStats()
-	keep := p.filter.pruneRowGroups(stats)
+	keep, dictPruned := p.filter.pruneRowGroups(r, stats)
 	worst, known := th.get()
 	if h.full() && (!known || p.cmpKeyVals(h.items[0].keys[0], worst) < 0) {
 		worst, known = h.items[0].keys[0], true
@@ -372,6 +373,7 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 	h.st.RowGroupsRead += len(keep)
 	h.st.Rows += pp.rows
 	h.st.RowsSkipped += pp.skipped
+	h.st.RowGroupsDictPruned += dictPruned
 	cols := make([]keyCol, len(p.keys))
 	for {
 		rec, err := r.Next()

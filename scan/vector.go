@@ -260,6 +260,9 @@ type AggInput struct {
 // Stats count what a run read.
 type Stats struct {
 	Files, FilesRead, RowGroups, RowGroupsRead int
+	// RowGroupsDictPruned is the row groups the footer stats kept that
+	// the dictionary of an = or IN column ruled out (not read).
+	RowGroupsDictPruned int
 	// Rows is the rows of the row groups read, RowsSkipped those of them
 	// the page index ruled out (never decoded).
 	Rows, RowsSkipped int64
@@ -324,6 +327,7 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	for i, pt := range parts {
 		st.RowGroups += fst[i].RowGroups
 		st.RowGroupsRead += fst[i].RowGroupsRead
+		st.RowGroupsDictPruned += fst[i].RowGroupsDictPruned
 		st.Rows += fst[i].Rows
 		st.RowsSkipped += fst[i].RowsSkipped
 		out.mergeFrom(pt)
@@ -373,7 +377,7 @@ func (p *AggPlan) openPruned(ctx context.Context, store blob.Store, f manifest.D
 		return nil, Stats{}, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	stats := r.RowGroupStats()
-	keep := p.pruneRowGroups(stats)
+	keep, dictPruned := p.pruneRowGroups(r, stats)
 	if err := r.SelectRowGroups(keep); err != nil {
 		r.Close()
 		return nil, Stats{}, err
@@ -383,7 +387,7 @@ func (p *AggPlan) openPruned(ctx context.Context, store blob.Store, f manifest.D
 		r.Close()
 		return nil, Stats{}, err
 	}
-	return r, Stats{RowGroups: len(stats), RowGroupsRead: len(keep), Rows: pp.rows, RowsSkipped: pp.skipped}, nil
+	return r, Stats{RowGroups: len(stats), RowGroupsRead: len(keep), RowGroupsDictPruned: dictPruned, Rows: pp.rows, RowsSkipped: pp.skipped}, nil
 }
 
 // update feeds the selected rows of rec into pt's accumulators.
@@ -409,10 +413,10 @@ func (p *AggPlan) update(pt *partial, ev *evaluator, rec arrow.Record, sel, gid 
 	return nil
 }
 
-// pruneRowGroups keeps the row groups whose footer stats may hold a
-// matching row.
-func (p *AggPlan) pruneRowGroups(stats []RowGroupStatsAlias) []int {
-	return keepRowGroups(stats, p.preds, p.predColumns())
+// pruneRowGroups keeps the row groups of r whose footer stats and
+// dictionaries may hold a matching row (keepRowGroups).
+func (p *AggPlan) pruneRowGroups(r *datafile.Reader, stats []RowGroupStatsAlias) (keep []int, dictPruned int) {
+	return keepRowGroups(r, stats, p.preds, p.predColumns())
 }
 
 // predColumns is the index of each predicate's column among the columns

@@ -13,7 +13,9 @@
 // (added later) read as NULL, renamed columns are found by id, narrower
 // stored types widen to the schema's. Records come row group by row group;
 // RowGroupStats exposes each row group's footer min/max/NULLs so a scan can
-// skip row groups (SelectRowGroups, ReadOptions.RowGroups) before reading.
+// skip row groups (SelectRowGroups, ReadOptions.RowGroups) before reading;
+// RowGroupDictionary gives a wholly dictionary-encoded column chunk's
+// distinct values (its dictionary page), for equality predicates.
 // Opening reads the footer with a single ranged read of the file's tail.
 //
 // Bound values use this Go representation (EncodeBound, DecodeBound,

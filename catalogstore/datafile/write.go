@@ -327,17 +327,9 @@ func minMax(t schema.Type, st metadata.TypedStatistics) (lo, hi any, ok bool) {
 		unsigned = !lt.IsSigned()
 	}
 	ints := func(lo, hi int64) (any, any, bool) {
-		switch t.Kind {
-		case schema.Date:
-			return int32(lo), int32(hi), true
-		case schema.Decimal:
-			return big.NewInt(lo), big.NewInt(hi), true
-		case schema.Uint64:
-			return uint64(lo), uint64(hi), true
-		case schema.Bool, schema.Float32, schema.Float64, schema.String, schema.JSON, schema.Binary:
-			return nil, nil, false
-		}
-		return lo, hi, true
+		l, ok := intValue(t, lo)
+		h, _ := intValue(t, hi)
+		return l, h, ok
 	}
 	switch s := st.(type) {
 	case *metadata.BooleanStatistics:
@@ -373,6 +365,23 @@ func minMax(t schema.Type, st metadata.TypedStatistics) (lo, hi any, ok bool) {
 		return fromTwosComplement(s.Min()), fromTwosComplement(s.Max()), true
 	}
 	return nil, nil, false
+}
+
+// intValue converts an integer of a Parquet INT32 or INT64 column (its
+// signedness applied) to the Go representation of t (package doc); false
+// when t is not read from integers.
+func intValue(t schema.Type, v int64) (any, bool) {
+	switch t.Kind {
+	case schema.Date:
+		return int32(v), true
+	case schema.Decimal:
+		return big.NewInt(v), true
+	case schema.Uint64:
+		return uint64(v), true
+	case schema.Bool, schema.Float32, schema.Float64, schema.String, schema.JSON, schema.Binary:
+		return nil, false
+	}
+	return v, true
 }
 
 func nanAt(counts []int64, rg int) int64 {
