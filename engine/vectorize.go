@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
@@ -44,6 +45,7 @@ func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.S
 			return n, transform.SameTree, nil
 		}
 		v.store, v.analyzer = prov.Catalog().Blob(), a
+		v.mem = prov.BufferPool()
 		return v, transform.NewTree, nil
 	})
 }
@@ -186,6 +188,7 @@ type vectorAgg struct {
 	plan   *scan.AggPlan
 	out    []int
 	store  blob.Store
+	mem    *datafile.BufferPool // decode buffers shared across queries
 	// rowPath is the GroupBy replaced, run instead when the vectorised
 	// pipeline reports scan.ErrOverflow: a value outside its 128-bit range
 	// (GMS's decimals are unbounded), or one the row path errors on.
@@ -212,7 +215,7 @@ func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) 
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune})
+	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem})
 	if errors.Is(err, scan.ErrOverflow) && v.analyzer != nil {
 		return v.runRowPath(ctx, row)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
@@ -52,6 +53,7 @@ func vectorizeJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *pl
 			return tc.Node, transform.SameTree, nil
 		}
 		v.store, v.exec = prov.Catalog().Blob(), a.ExecBuilder
+		v.mem = prov.BufferPool()
 		return v, transform.NewTree, nil
 	})
 }
@@ -396,6 +398,7 @@ type vectorJoin struct {
 	path        joinPath
 	orig        sql.Node
 	store       blob.Store
+	mem         *datafile.BufferPool // decode buffers shared across queries
 	exec        sql.NodeExecBuilder
 }
 
@@ -441,7 +444,7 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune}, build)
+	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem}, build)
 	if errors.Is(err, scan.ErrOverflow) {
 		return v.exec.Build(ctx, v.orig, row)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
 )
@@ -21,7 +22,9 @@ type Provider struct {
 	// plans of one snapshot do not rebuild them (the catalog caches the
 	// decoded manifests themselves).
 	pruner *scan.Pruner
-	procs  sql.ExternalStoredProcedureRegistry
+	// mem recycles the vectorised scans' decode buffers across queries.
+	mem   *datafile.BufferPool
+	procs sql.ExternalStoredProcedureRegistry
 }
 
 var (
@@ -33,12 +36,15 @@ var (
 // New returns a provider over cat.
 func New(cat *catalogstore.Catalog) *Provider {
 	return (&Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
-		pruner: scan.NewPruner(scan.DefaultPrunerBytes),
+		pruner: scan.NewPruner(scan.DefaultPrunerBytes), mem: datafile.NewBufferPool(),
 		procs:  sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
 }
 
 // Catalog returns the provider's catalog.
 func (p *Provider) Catalog() *catalogstore.Catalog { return p.cat }
+
+// BufferPool is the decode buffer pool the vectorised scans share.
+func (p *Provider) BufferPool() *datafile.BufferPool { return p.mem }
 
 // resolve splits a SQL database name into workspace and collection: a
 // plain name is a collection of the session's workspace, `ws.coll` names

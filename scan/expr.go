@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -404,10 +405,61 @@ type evaluator struct {
 	vecs []vec
 	own  [][]byte // per node: owned value storage
 	bufs [][]byte // per node: owned validity storage
+	mem  memory.Allocator
 }
 
-func (p *program) newEvaluator() *evaluator {
-	return &evaluator{p: p, vecs: make([]vec, len(p.nodes)), own: make([][]byte, len(p.nodes)), bufs: make([][]byte, len(p.nodes))}
+// newEvaluator returns an evaluator whose value storage comes from mem
+// (nil: the Go heap); release gives it back.
+func (p *program) newEvaluator(mem memory.Allocator) *evaluator {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	return &evaluator{p: p, vecs: make([]vec, len(p.nodes)), own: make([][]byte, len(p.nodes)), bufs: make([][]byte, len(p.nodes)), mem: mem}
+}
+
+// release returns the evaluator's value storage to its allocator.
+func (ev *evaluator) release() {
+	for i, b := range ev.own {
+		if b != nil {
+			ev.mem.Free(b)
+			ev.own[i] = nil
+		}
+	}
+}
+
+// evaluators lends a run's workers evaluators, reused across files and
+// released together when the run ends.
+type evaluators struct {
+	p    *program
+	mem  memory.Allocator
+	mu   sync.Mutex
+	idle []*evaluator
+	all  []*evaluator
+}
+
+func (e *evaluators) get() *evaluator {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n := len(e.idle); n > 0 {
+		ev := e.idle[n-1]
+		e.idle = e.idle[:n-1]
+		return ev
+	}
+	ev := e.p.newEvaluator(e.mem)
+	e.all = append(e.all, ev)
+	return ev
+}
+
+func (e *evaluators) put(ev *evaluator) {
+	e.mu.Lock()
+	e.idle = append(e.idle, ev)
+	e.mu.Unlock()
+}
+
+func (e *evaluators) release() {
+	for _, ev := range e.all {
+		ev.release()
+	}
 }
 
 // eval computes every node over rows sel of rec.
@@ -470,7 +522,10 @@ func (ev *evaluator) output(k, n int) arrow.Array {
 // buffer returns node i's value storage, at least size bytes.
 func (ev *evaluator) buffer(i, size int) []byte {
 	if cap(ev.own[i]) < size {
-		ev.own[i] = make([]byte, size)
+		if ev.own[i] != nil {
+			ev.mem.Free(ev.own[i])
+		}
+		ev.own[i] = ev.mem.Allocate(size)
 	}
 	return ev.own[i][:size]
 }

@@ -200,6 +200,10 @@ func filterSel(a arrow.Array, p vecPred, sel []int32) []int32 {
 		return out
 	case *array.Date32:
 		v := x.Date32Values()
+		const day = 86400 * 1e6
+		if len(p.ints) == 1 && x.NullN() == 0 && p.ints[0]%day == 0 && p.op != OpIn {
+			return cmpSel(x.Date32Values(), p.op, arrow.Date32(p.ints[0]/day), sel)
+		}
 		if len(p.ints) == 1 && x.NullN() == 0 {
 			l := p.ints[0]
 			for _, i := range sel {
@@ -337,9 +341,12 @@ func filterFloats[T float32 | float64](a nullable, v []T, p vecPred, sel []int32
 // int64 values: a literal that fits in int64 compares as an integer, one
 // that does not by its sign alone (it is beyond every value).
 func filterRawDec(x *array.Int64, p vecPred, sel []int32) []int32 {
-	out := sel[:0]
 	v := x.Int64Values()
 	nulls := x.NullN() > 0
+	if len(p.decs) == 1 && fits64(p.decs[0]) && !nulls && p.op != OpIn {
+		return cmpSel(v, p.op, int64(p.decs[0].LowBits()), sel)
+	}
+	out := sel[:0]
 	for _, i := range sel {
 		if nulls && x.IsNull(int(i)) {
 			continue
@@ -359,6 +366,48 @@ func filterRawDec(x *array.Int64, p vecPred, sel []int32) []int32 {
 		}
 	}
 	return out
+}
+
+// cmpSel keeps the rows of sel whose value compares to l as op says, for
+// a column without NULLs: one branch-free loop per operator.
+func cmpSel[T int32 | int64 | arrow.Date32](v []T, op Op, l T, sel []int32) []int32 {
+	k := 0
+	switch op {
+	case OpEq:
+		for _, i := range sel {
+			sel[k] = i
+			k += bit(v[i] == l)
+		}
+	case OpLt:
+		for _, i := range sel {
+			sel[k] = i
+			k += bit(v[i] < l)
+		}
+	case OpLe:
+		for _, i := range sel {
+			sel[k] = i
+			k += bit(v[i] <= l)
+		}
+	case OpGt:
+		for _, i := range sel {
+			sel[k] = i
+			k += bit(v[i] > l)
+		}
+	case OpGe:
+		for _, i := range sel {
+			sel[k] = i
+			k += bit(v[i] >= l)
+		}
+	}
+	return sel[:k]
+}
+
+// bit is 1 for true: the compiler makes it a flag move, not a branch.
+func bit(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // filterDec64 is filterSel for one DECIMAL literal that fits in int64:

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -255,6 +254,9 @@ type AggInput struct {
 	Prune PruneFunc
 	// Parallelism bounds the files read at once (default GOMAXPROCS).
 	Parallelism int
+	// Mem recycles decode buffers across batches, files and queries
+	// (nil: a pool for this run only).
+	Mem *datafile.BufferPool
 }
 
 // Stats count what a run read.
@@ -279,12 +281,8 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 
 // fileRunner aggregates one data file into a partial, counting what it
 // read.
-// mem allocates the file's decoded buffers, shared by the query's files.
+// mem allocates the file's decoded buffers.
 type fileRunner func(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, mem memory.Allocator) (*partial, Stats, error)
-
-// poolBytes bounds the free decode buffers a query keeps for reuse: a few
-// batches of every column per reader.
-const poolBytes = 64 << 20
 
 // run is Run with each file aggregated by runFile.
 func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
@@ -298,15 +296,20 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 		par = runtime.GOMAXPROCS(0)
 	}
 	g.SetLimit(par)
-	// Evaluators hold batch-sized buffers: reuse them across files.
-	evs := sync.Pool{New: func() any { return p.prog.newEvaluator() }}
 	// The aggregates copy what they keep from a batch, so its buffers
 	// can be recycled once it is released.
-	mem := datafile.NewBufferPool(poolBytes)
+	mem := in.Mem
+	if mem == nil {
+		mem = datafile.NewBufferPool()
+	}
+	// Evaluators hold batch-sized buffers: reuse them across files, and
+	// give the buffers back to mem at the end.
+	evs := evaluators{p: &p.prog, mem: mem}
+	defer evs.release()
 	for i := range files {
 		g.Go(func() error {
-			ev := evs.Get().(*evaluator)
-			defer evs.Put(ev)
+			ev := evs.get()
+			defer evs.put(ev)
 			pt, fs, err := runFile(gctx, in.Store, files[i], ev, mem)
 			parts[i], fst[i] = pt, fs
 			return err

@@ -7,21 +7,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// BufferPool is a memory.Allocator that recycles the large buffers a scan
-// decodes into: Parquet's record readers allocate fresh value, level and
+// BufferPool is a memory.Allocator that recycles the large buffers scans
+// decode into: Parquet's record readers allocate fresh value, level and
 // page buffers for every batch, and on the Go heap that garbage is what
 // drives the collector during a scan. Buffers a record frees when it is
-// released go back to the pool for the next batch or file.
+// released go back to the pool for the next batch, file or query. Free
+// buffers are held in a sync.Pool per size class, so an idle pool's
+// memory goes back to the collector within two GC cycles.
 //
 // Only a reader whose records are never referenced after their Release
 // may use a pool (the vectorised aggregates copy what they keep); a row
-// path that aliases strings into Arrow buffers must not. A pool is meant
-// to live for one query; it is safe for concurrent use.
+// path that aliases strings into Arrow buffers must not. Safe for
+// concurrent use; an engine keeps one for all its queries.
 type BufferPool struct {
-	mu    sync.Mutex
-	free  [maxClass + 1][][]byte // by size class: cap 1<<class
-	held  int                    // bytes in free
-	limit int                    // bound on held
+	free [maxClass + 1]sync.Pool // by size class: *[]byte of cap 1<<class
 }
 
 const (
@@ -31,8 +30,8 @@ const (
 	maxClass = 30 // 1 GiB
 )
 
-// NewBufferPool returns a pool keeping at most limit bytes of free buffers.
-func NewBufferPool(limit int) *BufferPool { return &BufferPool{limit: limit} }
+// NewBufferPool returns an empty pool.
+func NewBufferPool() *BufferPool { return &BufferPool{} }
 
 var _ memory.Allocator = (*BufferPool)(nil)
 
@@ -53,20 +52,12 @@ func (p *BufferPool) Allocate(size int) []byte {
 	if c < 0 {
 		return memory.DefaultAllocator.Allocate(size)
 	}
-	p.mu.Lock()
-	var b []byte
-	if k := len(p.free[c]); k > 0 {
-		b = p.free[c][k-1]
-		p.free[c] = p.free[c][:k-1]
-		p.held -= cap(b)
+	if b, ok := p.free[c].Get().(*[]byte); ok {
+		buf := (*b)[:size]
+		clear(buf)
+		return buf
 	}
-	p.mu.Unlock()
-	if b == nil {
-		return make([]byte, size, 1<<c)
-	}
-	b = b[:size]
-	clear(b)
-	return b
+	return make([]byte, size, 1<<c)
 }
 
 // Reallocate resizes b, in place when its capacity allows (zeroing the
@@ -86,17 +77,13 @@ func (p *BufferPool) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
-// Free returns b to the pool if it is a pooled size class and the pool
-// has room; otherwise the collector takes it.
+// Free returns b to the pool if it is of a pooled size class; otherwise
+// the collector takes it.
 func (p *BufferPool) Free(b []byte) {
 	c := class(cap(b))
 	if c < 0 || cap(b) != 1<<c {
 		return
 	}
-	p.mu.Lock()
-	if p.held+cap(b) <= p.limit {
-		p.free[c] = append(p.free[c], b[:0])
-		p.held += cap(b)
-	}
-	p.mu.Unlock()
+	b = b[:0]
+	p.free[c].Put(&b)
 }

@@ -59,9 +59,9 @@ type Reader struct {
 	posRG           int
 	posRow, posNext int64
 
-	// rawDec is, per stored column, the integer type a DECIMAL is read
-	// as (rawDecimals), or nil.
-	rawDec []arrow.DataType
+	// raw is, per stored column, the integer type a DECIMAL or DATE is
+	// read as (readRaw), or nil.
+	raw []arrow.DataType
 }
 
 // ReadOptions tune Open.
@@ -132,13 +132,10 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 				arrowProps.SetReadDict(leaf, true)
 				fields[i].Type = dictString
 			}
-			if raw := storedDecimal(pf.MetaData(), leaf); raw != nil && c.Type.Kind == schema.Decimal {
-				r.rawDec = append(r.rawDec, raw)
-				if raw.ID() == arrow.INT64 && slices.Contains(opts.RawDecimals, id) {
-					fields[i].Type = raw
-				}
-			} else {
-				r.rawDec = append(r.rawDec, nil)
+			raw := rawType(pf.MetaData(), leaf, c.Type)
+			r.raw = append(r.raw, raw)
+			if raw != nil && raw.ID() == arrow.INT64 && c.Type.Kind == schema.Decimal && slices.Contains(opts.RawDecimals, id) {
+				fields[i].Type = raw
 			}
 		} else {
 			r.src = append(r.src, -1)
@@ -156,34 +153,45 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 		r.fr = fr
-		r.rawDecimals()
+		r.readRaw()
 	}
 	return r, nil
 }
 
-// rawDecimals has pqarrow return DECIMAL columns stored as INT32/INT64 as
-// plain integer arrays (zero-copy from the decoder's buffers), which
-// assemble converts to Decimal128 in r.mem unless ReadOptions.RawDecimals
-// asked for the integers: pqarrow's own conversion allocates every
-// batch's 16-byte values on the Go heap, which a BufferPool cannot
-// recycle.
-func (r *Reader) rawDecimals() {
+// readRaw has pqarrow return DECIMAL columns stored as INT32/INT64, and
+// DATEs, as plain integer arrays (zero-copy from the decoder's buffers).
+// assemble converts the decimals to Decimal128 in r.mem (unless
+// ReadOptions.RawDecimals asked for the integers) and relabels the dates:
+// pqarrow's own conversions copy every batch's values into new Go heap
+// slices, which a BufferPool cannot recycle.
+func (r *Reader) readRaw() {
 	for k, leaf := range r.leaves {
-		if r.rawDec[k] == nil {
+		if r.raw[k] == nil {
 			continue
 		}
 		for i := range r.fr.Manifest.Fields {
-			if f := &r.fr.Manifest.Fields[i]; f.ColIndex == leaf && f.Field.Type.ID() == arrow.DECIMAL128 {
-				f.Field.Type = r.rawDec[k]
+			f := &r.fr.Manifest.Fields[i]
+			if id := f.Field.Type.ID(); f.ColIndex == leaf && (id == arrow.DECIMAL128 || id == arrow.DATE32) {
+				f.Field.Type = r.raw[k]
 			}
 		}
 	}
 }
 
-// storedDecimal is the integer type a DECIMAL leaf is stored as, or nil.
-func storedDecimal(md *metadata.FileMetaData, leaf int) arrow.DataType {
+// rawType is the integer type a leaf of a DECIMAL or DATE column of type
+// t is stored as, or nil.
+func rawType(md *metadata.FileMetaData, leaf int, t schema.Type) arrow.DataType {
 	col := md.Schema.Column(leaf)
-	if _, ok := col.LogicalType().(pqschema.DecimalLogicalType); !ok {
+	switch col.LogicalType().(type) {
+	case pqschema.DecimalLogicalType:
+		if t.Kind != schema.Decimal {
+			return nil
+		}
+	case pqschema.DateLogicalType:
+		if t.Kind != schema.Date || col.PhysicalType() != parquet.Types.Int32 {
+			return nil
+		}
+	default:
 		return nil
 	}
 	switch col.PhysicalType() {
@@ -324,9 +332,15 @@ func (r *Reader) assemble(rec arrow.Record, n int64) (arrow.Record, error) {
 			continue
 		}
 		a := rec.Column(r.src[i])
-		if r.rawDec[r.src[i]] != nil && want.ID() == arrow.DECIMAL128 {
-			cols[i] = decimalFromInts(r.mem, a, want)
-			continue
+		if r.raw[r.src[i]] != nil {
+			switch want.ID() {
+			case arrow.DECIMAL128:
+				cols[i] = decimalFromInts(r.mem, a, want)
+				continue
+			case arrow.DATE32:
+				cols[i] = retype(a, want)
+				continue
+			}
 		}
 		if arrow.TypeEqual(a.DataType(), want) {
 			a.Retain()
