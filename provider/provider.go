@@ -37,7 +37,7 @@ var (
 func New(cat *catalogstore.Catalog) *Provider {
 	return (&Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
 		pruner: scan.NewPruner(scan.DefaultPrunerBytes), mem: datafile.NewBufferPool(),
-		procs:  sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
+		procs: sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
 }
 
 // Catalog returns the provider's catalog.
