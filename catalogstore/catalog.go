@@ -80,6 +80,9 @@ func (c *Catalog) Meta() meta.Store { return c.meta }
 // Blob returns the object store the catalog uses.
 func (c *Catalog) Blob() blob.Store { return c.blob }
 
+// Logger is the catalog's logger (Options.Logger).
+func (c *Catalog) Logger() *slog.Logger { return c.log }
+
 // SetHooks replaces the catalog's hooks. Call it before concurrent use.
 func (c *Catalog) SetHooks(h Hooks) { c.opts.Hooks = h }
 

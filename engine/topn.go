@@ -248,7 +248,8 @@ func (v *topNScan) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune})
+	rows, st, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune})
+	v.table.ReportScan(st)
 	if errors.Is(err, scan.ErrTopNRowPath) {
 		return v.exec.Build(ctx, v.orig, row)
 	}

@@ -215,7 +215,8 @@ func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) 
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem})
+	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem})
+	v.table.ReportScan(st)
 	if errors.Is(err, scan.ErrOverflow) && v.analyzer != nil {
 		return v.runRowPath(ctx, row)
 	}

@@ -444,7 +444,8 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem}, build)
+	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem}, build)
+	v.table.ReportScan(st)
 	if errors.Is(err, scan.ErrOverflow) {
 		return v.exec.Build(ctx, v.orig, row)
 	}

@@ -65,6 +65,15 @@ func (t *Table) Name() string { return t.ds.Name }
 // String implements fmt.Stringer.
 func (t *Table) String() string { return t.db.name + "." + t.ds.Name }
 
+// ReportScan logs what a pushed-down scan of t found wrong but worked
+// around: row groups read whole because their page index is damaged.
+func (t *Table) ReportScan(st scan.Stats) {
+	if st.PageIndexUnreadable > 0 {
+		t.db.p.cat.Logger().Warn("scan: damaged page index, row groups read without it",
+			"table", t.String(), "row_groups", st.PageIndexUnreadable, "hint", "run `lakesql fsck` on the table")
+	}
+}
+
 // Collation implements sql.Table.
 func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
 

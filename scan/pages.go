@@ -13,6 +13,7 @@ import (
 // pagePruning says how a reader's row groups were cut by the page index.
 type pagePruning struct {
 	rows, skipped int64 // rows of the kept row groups, and those ruled out
+	unreadable    int   // row groups whose page index could not be read
 }
 
 // selectPages restricts each kept row group of r to the row ranges whose
@@ -31,7 +32,9 @@ func selectPages(r *datafile.Reader, stats []datafile.RowGroupStats, keep []int,
 		pages, err := r.RowGroupPages(rg, idx)
 		if err != nil {
 			// The page index only spares work: a damaged one prunes
-			// nothing, and the data pages are read as without it.
+			// nothing, and the data pages are read as without it; the
+			// Stats report it.
+			pp.unreadable++
 			continue
 		}
 		ranges, pruned := pageRanges(n, pages, preds, slot)

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/shopspring/decimal"
 
+	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/blob/local"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
@@ -350,6 +353,47 @@ func TestIntersectRanges(t *testing.T) {
 		got := intersect(c.a, c.b)
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("intersect(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestPagePruning_DamagedIndex: a row group whose page index cannot be
+// decoded is read whole (every matching row still comes back) and the
+// pruning reports it.
+func TestPagePruning_DamagedIndex(t *testing.T) {
+	ctx := context.Background()
+	fx := writePageFixture(t)
+	data, err := fx.store.Get(ctx, fx.file.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, ok := pf.MetaData().RowGroup(1).ColumnIndexLocation(0)
+	pf.Close()
+	if !ok {
+		t.Fatal("row group 1 column id has no column index")
+	}
+	for i := loc.Offset; i < loc.Offset+int64(loc.Length); i++ {
+		data[i] = 0xFF
+	}
+	fx.file.Path = "t/data/damaged.parquet"
+	if err := fx.store.Put(ctx, fx.file.Path, bytes.NewReader(data), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id := pageSchema.Columns[0]
+	got := readPruned(t, fx, []Predicate{
+		{FieldID: id.ID, Type: id.Type, Op: OpGe, Values: []any{int64(10_000)}},
+		{FieldID: id.ID, Type: id.Type, Op: OpLe, Values: []any{int64(10_010)}},
+	}, 4096)
+	if got.pp.unreadable != 1 || got.pp.skipped != 0 {
+		t.Fatalf("unreadable %d, skipped %d rows: want the damaged row group reported and read whole", got.pp.unreadable, got.pp.skipped)
+	}
+	for row := int64(10_000); row <= 10_010; row++ {
+		if !got.ids[row] {
+			t.Fatalf("row %d not read", row)
 		}
 	}
 }

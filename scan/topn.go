@@ -161,10 +161,7 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 	var all []*topItem
 	for _, h := range heaps {
 		all = append(all, h.items...)
-		st.FilesRead += h.st.FilesRead
-		st.RowGroups += h.st.RowGroups
-		st.RowGroupsRead += h.st.RowGroupsRead
-		st.RowGroupsDictPruned += h.st.RowGroupsDictPruned
+		st.add(h.st)
 	}
 	slices.SortFunc(all, p.cmpItems)
 	lo, hi := min(int(p.offset), len(all)), min(int(k), len(all))
@@ -373,6 +370,7 @@ func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.Da
 	h.st.RowGroupsRead += len(keep)
 	h.st.Rows += pp.rows
 	h.st.RowsSkipped += pp.skipped
+	h.st.PageIndexUnreadable += pp.unreadable
 	h.st.RowGroupsDictPruned += dictPruned
 	cols := make([]keyCol, len(p.keys))
 	for {

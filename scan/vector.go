@@ -268,6 +268,21 @@ type Stats struct {
 	// Rows is the rows of the row groups read, RowsSkipped those of them
 	// the page index ruled out (never decoded).
 	Rows, RowsSkipped int64
+	// PageIndexUnreadable is the row groups read whole because their
+	// page index is damaged (a file to check with `lakesql fsck`).
+	PageIndexUnreadable int
+}
+
+// add accumulates o into st.
+func (st *Stats) add(o Stats) {
+	st.Files += o.Files
+	st.FilesRead += o.FilesRead
+	st.RowGroups += o.RowGroups
+	st.RowGroupsRead += o.RowGroupsRead
+	st.RowGroupsDictPruned += o.RowGroupsDictPruned
+	st.Rows += o.Rows
+	st.RowsSkipped += o.RowsSkipped
+	st.PageIndexUnreadable += o.PageIndexUnreadable
 }
 
 // Run executes the plan: prune files, read each remaining file's columns
@@ -328,11 +343,7 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 		out.group0()
 	}
 	for i, pt := range parts {
-		st.RowGroups += fst[i].RowGroups
-		st.RowGroupsRead += fst[i].RowGroupsRead
-		st.RowGroupsDictPruned += fst[i].RowGroupsDictPruned
-		st.Rows += fst[i].Rows
-		st.RowsSkipped += fst[i].RowsSkipped
+		st.add(fst[i])
 		out.mergeFrom(pt)
 	}
 	return out.rows(), st, nil
@@ -390,7 +401,7 @@ func (p *AggPlan) openPruned(ctx context.Context, store blob.Store, f manifest.D
 		r.Close()
 		return nil, Stats{}, err
 	}
-	return r, Stats{RowGroups: len(stats), RowGroupsRead: len(keep), RowGroupsDictPruned: dictPruned, Rows: pp.rows, RowsSkipped: pp.skipped}, nil
+	return r, Stats{RowGroups: len(stats), RowGroupsRead: len(keep), RowGroupsDictPruned: dictPruned, Rows: pp.rows, RowsSkipped: pp.skipped, PageIndexUnreadable: pp.unreadable}, nil
 }
 
 // update feeds the selected rows of rec into pt's accumulators.
