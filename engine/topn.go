@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
@@ -44,7 +45,7 @@ func pushLimits(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.
 			return tc.Node, transform.SameTree, nil
 		}
 		if v, ok := topNFor(ctx, l); ok {
-			v.store, v.exec = prov.Catalog().Blob(), a.ExecBuilder
+			v.store, v.exec, v.footers = prov.Catalog().Blob(), a.ExecBuilder, prov.Footers()
 			return v, transform.NewTree, nil
 		}
 		return limitTable(ctx, l)
@@ -218,12 +219,13 @@ func limitTable(ctx *sql.Context, l *plan.Limit) (sql.Node, transform.TreeIdenti
 // scan.ErrTopNRowPath); GMS's later rules (exec indexes) reach it as a
 // child.
 type topNScan struct {
-	schema sql.Schema
-	table  *provider.Table
-	plan   *scan.TopNPlan
-	orig   sql.Node
-	store  blob.Store
-	exec   sql.NodeExecBuilder
+	schema  sql.Schema
+	table   *provider.Table
+	plan    *scan.TopNPlan
+	orig    sql.Node
+	store   blob.Store
+	footers *datafile.FooterCache
+	exec    sql.NodeExecBuilder
 }
 
 var _ sql.ExecSourceRel = (*topNScan)(nil)
@@ -248,7 +250,7 @@ func (v *topNScan) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune})
+	rows, st, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Footers: v.footers})
 	v.table.ReportScan(st)
 	if errors.Is(err, scan.ErrTopNRowPath) {
 		return v.exec.Build(ctx, v.orig, row)

@@ -45,7 +45,7 @@ func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.S
 			return n, transform.SameTree, nil
 		}
 		v.store, v.analyzer = prov.Catalog().Blob(), a
-		v.mem = prov.BufferPool()
+		v.mem, v.footers = prov.BufferPool(), prov.Footers()
 		return v, transform.NewTree, nil
 	})
 }
@@ -183,12 +183,13 @@ func countDistinctKind(cd *aggregation.CountDistinct) (scan.AggKind, sql.Express
 
 // vectorAgg is a GroupBy computed by scan's vectorised pipeline.
 type vectorAgg struct {
-	schema sql.Schema
-	table  *provider.Table
-	plan   *scan.AggPlan
-	out    []int
-	store  blob.Store
-	mem    *datafile.BufferPool // decode buffers shared across queries
+	schema  sql.Schema
+	table   *provider.Table
+	plan    *scan.AggPlan
+	out     []int
+	store   blob.Store
+	mem     *datafile.BufferPool // decode buffers shared across queries
+	footers *datafile.FooterCache
 	// rowPath is the GroupBy replaced, run instead when the vectorised
 	// pipeline reports scan.ErrOverflow: a value outside its 128-bit range
 	// (GMS's decimals are unbounded), or one the row path errors on.
@@ -215,7 +216,7 @@ func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) 
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem})
+	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem, Footers: v.footers})
 	v.table.ReportScan(st)
 	if errors.Is(err, scan.ErrOverflow) && v.analyzer != nil {
 		return v.runRowPath(ctx, row)

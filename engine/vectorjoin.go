@@ -53,7 +53,7 @@ func vectorizeJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *pl
 			return tc.Node, transform.SameTree, nil
 		}
 		v.store, v.exec = prov.Catalog().Blob(), a.ExecBuilder
-		v.mem = prov.BufferPool()
+		v.mem, v.footers = prov.BufferPool(), prov.Footers()
 		return v, transform.NewTree, nil
 	})
 }
@@ -399,6 +399,7 @@ type vectorJoin struct {
 	orig        sql.Node
 	store       blob.Store
 	mem         *datafile.BufferPool // decode buffers shared across queries
+	footers     *datafile.FooterCache
 	exec        sql.NodeExecBuilder
 }
 
@@ -444,7 +445,7 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem}, build)
+	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem, Footers: v.footers}, build)
 	v.table.ReportScan(st)
 	if errors.Is(err, scan.ErrOverflow) {
 		return v.exec.Build(ctx, v.orig, row)

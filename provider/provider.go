@@ -22,9 +22,11 @@ type Provider struct {
 	// plans of one snapshot do not rebuild them (the catalog caches the
 	// decoded manifests themselves).
 	pruner *scan.Pruner
-	// mem recycles the vectorised scans' decode buffers across queries.
-	mem   *datafile.BufferPool
-	procs sql.ExternalStoredProcedureRegistry
+	// mem recycles the vectorised scans' decode buffers across queries;
+	// footers keeps decoded data-file footers.
+	mem     *datafile.BufferPool
+	footers *datafile.FooterCache
+	procs   sql.ExternalStoredProcedureRegistry
 }
 
 var (
@@ -37,7 +39,8 @@ var (
 func New(cat *catalogstore.Catalog) *Provider {
 	return (&Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
 		pruner: scan.NewPruner(scan.DefaultPrunerBytes), mem: datafile.NewBufferPool(),
-		procs: sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
+		footers: datafile.NewFooterCache(datafile.DefaultFooterBytes),
+		procs:   sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
 }
 
 // Catalog returns the provider's catalog.
@@ -45,6 +48,9 @@ func (p *Provider) Catalog() *catalogstore.Catalog { return p.cat }
 
 // BufferPool is the decode buffer pool the vectorised scans share.
 func (p *Provider) BufferPool() *datafile.BufferPool { return p.mem }
+
+// Footers is the data-file footer cache the scans share.
+func (p *Provider) Footers() *datafile.FooterCache { return p.footers }
 
 // resolve splits a SQL database name into workspace and collection: a
 // plain name is a collection of the session's workspace, `ws.coll` names

@@ -187,6 +187,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 		Schema:   t.schema,
 		FieldIDs: t.fieldIDs(),
 		Cache:    t.db.p.cache,
+		Footers:  t.db.p.footers,
 		Filters:  t.filters,
 		Limit:    t.limit,
 	})

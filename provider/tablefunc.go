@@ -287,7 +287,7 @@ func (f *changesFunction) commitRows(ctx context.Context, cm catalogstore.Change
 		if len(files) == 0 {
 			return nil, nil
 		}
-		return scan.ReadAll(ctx, scan.Request{Store: f.p.cat.Blob(), Files: files, Schema: f.sch, FieldIDs: ids, Cache: f.p.cache})
+		return scan.ReadAll(ctx, scan.Request{Store: f.p.cat.Blob(), Files: files, Schema: f.sch, FieldIDs: ids, Cache: f.p.cache, Footers: f.p.footers})
 	}
 	added, err := read(cm.Added)
 	if err != nil {

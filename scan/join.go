@@ -8,10 +8,8 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 
-	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
@@ -189,8 +187,8 @@ func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, build arrow.Record)
 	if b.keys.n == 0 { // no build key can match: read nothing
 		in.Files = nil
 	}
-	return jp.agg.run(ctx, in, func(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, mem memory.Allocator) (*partial, Stats, error) {
-		return jp.runFile(ctx, store, f, ev, b, mem)
+	return jp.agg.run(ctx, in, func(ctx context.Context, src source, f manifest.DataFile, ev *evaluator) (*partial, Stats, error) {
+		return jp.runFile(ctx, src, f, ev, b)
 	})
 }
 
@@ -337,9 +335,9 @@ func (jp *JoinAggPlan) newProber(b *joinBuild, ev *evaluator) *prober {
 	return pr
 }
 
-func (jp *JoinAggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, b *joinBuild, mem memory.Allocator) (*partial, Stats, error) {
+func (jp *JoinAggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, ev *evaluator, b *joinBuild) (*partial, Stats, error) {
 	p := jp.agg
-	r, st, err := p.openPruned(ctx, store, f, datafile.ReadOptions{Mem: mem})
+	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{})
 	if err != nil {
 		return nil, Stats{}, err
 	}

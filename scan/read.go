@@ -28,6 +28,8 @@ type Request struct {
 	FieldIDs []int               // projected columns, in output order
 	// Cache, if set, keeps decoded files for later scans.
 	Cache *Cache
+	// Footers caches decoded file footers across scans (nil: none).
+	Footers *datafile.FooterCache
 	// Parallelism bounds the files decoded at once (default GOMAXPROCS).
 	Parallelism int
 	// Filters are informational here (for row-group pruning by the
@@ -219,7 +221,7 @@ func (it *limitIter) open(ctx context.Context, f manifest.DataFile) error {
 		}
 	}
 	batch := max(1, min(it.batch, f.RecordCount)) // the decoder reserves a whole batch
-	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{BatchRows: batch})
+	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{BatchRows: batch, Footers: req.Footers})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
@@ -290,7 +292,7 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 // would drop them anyway; a whole read keeps every row, for the cache).
 func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []sql.Row, partial bool, err error) {
 	var vps []vecPred
-	r, err := datafile.Open(ctx, req.Store, f, req.Schema, req.FieldIDs)
+	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{Footers: req.Footers})
 	if err != nil {
 		return nil, false, fmt.Errorf("open %s: %w", f.Path, err)
 	}

@@ -130,6 +130,8 @@ type TopNInput struct {
 	Prune PruneFunc
 	// Parallelism bounds the files read at once (default GOMAXPROCS).
 	Parallelism int
+	// Footers caches decoded file footers across queries (nil: none).
+	Footers *datafile.FooterCache
 }
 
 // Run returns the plan's rows, with the values and Go types the row path
@@ -154,7 +156,9 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 		par = runtime.GOMAXPROCS(0)
 	}
 	par = max(1, min(par, len(files)))
-	heaps, err := p.firstPass(ctx, in.Store, files, par, int(k))
+	// No buffer pool: fetched rows keep strings pointing into batches.
+	src := source{store: in.Store, footers: in.Footers}
+	heaps, err := p.firstPass(ctx, src, files, par, int(k))
 	if err != nil {
 		return nil, st, err
 	}
@@ -166,7 +170,7 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 	slices.SortFunc(all, p.cmpItems)
 	lo, hi := min(int(p.offset), len(all)), min(int(k), len(all))
 	win := all[lo:hi]
-	if err := p.fetch(ctx, in.Store, files, win, par); err != nil {
+	if err := p.fetch(ctx, src, files, win, par); err != nil {
 		return nil, st, err
 	}
 	rows := make([]sql.Row, len(win))
@@ -177,7 +181,7 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 }
 
 // firstPass runs par workers over files, each keeping its best k rows.
-func (p *TopNPlan) firstPass(ctx context.Context, store blob.Store, files []manifest.DataFile, par, k int) ([]*topHeap, error) {
+func (p *TopNPlan) firstPass(ctx context.Context, src source, files []manifest.DataFile, par, k int) ([]*topHeap, error) {
 	heaps := make([]*topHeap, par)
 	next := make(chan int)
 	var th threshold
@@ -202,7 +206,7 @@ func (p *TopNPlan) firstPass(ctx context.Context, store blob.Store, files []mani
 				if b, ok := p.fileBounds(&files[i]); ok && !p.mayEnter(worst, known, b) {
 					continue
 				}
-				if err := p.scanFile(gctx, store, files[i], i, h, &th); err != nil {
+				if err := p.scanFile(gctx, src, files[i], i, h, &th); err != nil {
 					return err
 				}
 				p.offerThreshold(&th, h)
@@ -342,8 +346,8 @@ func (h *topHeap) replaceRoot(it *topItem) {
 }
 
 // scanFile offers the rows of file fi passing the filters to h.
-func (p *TopNPlan) scanFile(ctx context.Context, store blob.Store, f manifest.DataFile, fi int, h *topHeap, th *threshold) error {
-	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, datafile.ReadOptions{BatchRows: batchRows(f, 64*1024)})
+func (p *TopNPlan) scanFile(ctx context.Context, src source, f manifest.DataFile, fi int, h *topHeap, th *threshold) error {
+	r, err := src.open(ctx, f, p.schema, p.fields, datafile.ReadOptions{BatchRows: batchRows(f, 64*1024)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
@@ -680,7 +684,7 @@ func keyDomain(t schema.Type, v keyVal) (any, bool) {
 // fetch fills the returned columns the first pass did not read, reading
 // only the winners' files and row groups, and each file only up to its
 // last winner.
-func (p *TopNPlan) fetch(ctx context.Context, store blob.Store, files []manifest.DataFile, win []*topItem, par int) error {
+func (p *TopNPlan) fetch(ctx context.Context, src source, files []manifest.DataFile, win []*topItem, par int) error {
 	var ids []int
 	var types []schema.Type
 	var dst []int // index in vals of each fetched column
@@ -705,13 +709,13 @@ func (p *TopNPlan) fetch(ctx context.Context, store blob.Store, files []manifest
 	g.SetLimit(par)
 	for _, fi := range order {
 		g.Go(func() error {
-			return fetchFile(gctx, store, files[fi], p.schema, ids, types, dst, byFile[fi])
+			return fetchFile(gctx, src, files[fi], p.schema, ids, types, dst, byFile[fi])
 		})
 	}
 	return g.Wait()
 }
 
-func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *schema.Schema, ids []int, types []schema.Type, dst []int, items []*topItem) error {
+func fetchFile(ctx context.Context, src source, f manifest.DataFile, s *schema.Schema, ids []int, types []schema.Type, dst []int, items []*topItem) error {
 	slices.SortFunc(items, func(a, b *topItem) int {
 		if a.rg != b.rg {
 			return cmpOrdered(int64(a.rg), int64(b.rg))
@@ -733,7 +737,7 @@ func fetchFile(ctx context.Context, store blob.Store, f manifest.DataFile, s *sc
 		ranges[it.rg] = rs
 	}
 	// Small batches: decoding stops soon after the last winner.
-	r, err := datafile.OpenWith(ctx, store, f, s, ids, datafile.ReadOptions{RowGroups: rgs, BatchRows: batchRows(f, 8192)})
+	r, err := src.open(ctx, f, s, ids, datafile.ReadOptions{RowGroups: rgs, BatchRows: batchRows(f, 8192)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}

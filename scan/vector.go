@@ -257,6 +257,8 @@ type AggInput struct {
 	// Mem recycles decode buffers across batches, files and queries
 	// (nil: a pool for this run only).
 	Mem *datafile.BufferPool
+	// Footers caches decoded file footers across queries (nil: none).
+	Footers *datafile.FooterCache
 }
 
 // Stats count what a run read.
@@ -297,7 +299,21 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 // fileRunner aggregates one data file into a partial, counting what it
 // read.
 // mem allocates the file's decoded buffers.
-type fileRunner func(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, mem memory.Allocator) (*partial, Stats, error)
+type fileRunner func(ctx context.Context, src source, f manifest.DataFile, ev *evaluator) (*partial, Stats, error)
+
+// source is where a scan reads its data files from, with the engine's
+// shared caches.
+type source struct {
+	store   blob.Store
+	mem     memory.Allocator // decode buffers (nil: the Go heap)
+	footers *datafile.FooterCache
+}
+
+// open opens f with opts, through src's caches.
+func (src source) open(ctx context.Context, f manifest.DataFile, s *schema.Schema, ids []int, opts datafile.ReadOptions) (*datafile.Reader, error) {
+	opts.Mem, opts.Footers = src.mem, src.footers
+	return datafile.OpenWith(ctx, src.store, f, s, ids, opts)
+}
 
 // run is Run with each file aggregated by runFile.
 func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
@@ -325,7 +341,7 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 		g.Go(func() error {
 			ev := evs.get()
 			defer evs.put(ev)
-			pt, fs, err := runFile(gctx, in.Store, files[i], ev, mem)
+			pt, fs, err := runFile(gctx, source{store: in.Store, mem: mem, footers: in.Footers}, files[i], ev)
 			parts[i], fst[i] = pt, fs
 			return err
 		})
@@ -352,8 +368,8 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 // runFile aggregates one file, pruning its row groups by footer stats and
 // their pages by the page index; the Stats count the file's row groups
 // and rows.
-func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.DataFile, ev *evaluator, mem memory.Allocator) (*partial, Stats, error) {
-	r, st, err := p.openPruned(ctx, store, f, datafile.ReadOptions{DictFields: p.dictFields, RawDecimals: p.rawDecimals, Mem: mem})
+func (p *AggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, ev *evaluator) (*partial, Stats, error) {
+	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{DictFields: p.dictFields, RawDecimals: p.rawDecimals})
 	if err != nil {
 		return nil, Stats{}, err
 	}
@@ -385,8 +401,8 @@ func (p *AggPlan) runFile(ctx context.Context, store blob.Store, f manifest.Data
 
 // openPruned opens f for the plan's columns with its row groups pruned by
 // footer stats and their pages by the page index.
-func (p *AggPlan) openPruned(ctx context.Context, store blob.Store, f manifest.DataFile, opts datafile.ReadOptions) (*datafile.Reader, Stats, error) {
-	r, err := datafile.OpenWith(ctx, store, f, p.schema, p.fields, opts)
+func (p *AggPlan) openPruned(ctx context.Context, src source, f manifest.DataFile, opts datafile.ReadOptions) (*datafile.Reader, Stats, error) {
+	r, err := src.open(ctx, f, p.schema, p.fields, opts)
 	if err != nil {
 		return nil, Stats{}, fmt.Errorf("open %s: %w", f.Path, err)
 	}

@@ -71,6 +71,8 @@ type ReadOptions struct {
 	RowGroups []int
 	// BatchRows bounds a record (default 64Ki).
 	BatchRows int64
+	// Footers caches decoded footers across readers (nil: none).
+	Footers *FooterCache
 	// DictFields are field ids of string columns to read as Arrow
 	// dictionary arrays (int32 indices into the column chunk's values),
 	// which decode without copying each value: for low-cardinality
@@ -108,7 +110,7 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 		mem = memory.DefaultAllocator
 	}
 	props := parquet.NewReaderProperties(mem)
-	pf, err := openParquet(ctx, store, f.Path, f.FileSize, file.WithReadProps(props))
+	pf, err := openParquet(ctx, store, f.Path, f.FileSize, opts.Footers, file.WithReadProps(props))
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +452,9 @@ const footerTail = 64 << 10
 // column types come from the Parquet logical types alone (a pyarrow
 // large_string or dictionary hint would otherwise change the Arrow types
 // read).
-func openParquet(ctx context.Context, store blob.Store, key string, size int64, opts ...file.ReadOption) (pf *file.Reader, err error) {
+// openParquet opens the file at key, its footer from footers when cached
+// there (nil: no cache).
+func openParquet(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache, opts ...file.ReadOption) (pf *file.Reader, err error) {
 	if size <= 0 {
 		info, err := store.Stat(ctx, key)
 		if err != nil {
@@ -463,9 +467,13 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64, 
 			pf, err = nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
 		}
 	}()
-	md, err := readFooter(ctx, store, key, size)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", key, err)
+	md, ok := footers.lookup(key, size)
+	if !ok {
+		var n int
+		if md, n, err = readFooter(ctx, store, key, size); err != nil {
+			return nil, fmt.Errorf("open %s: %w", key, err)
+		}
+		footers.add(key, size, md, n)
 	}
 	pf, err = file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size), append(opts, file.WithMetadata(md))...)
 	if err != nil {
@@ -474,25 +482,27 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64, 
 	return pf, nil
 }
 
-func readFooter(ctx context.Context, store blob.Store, key string, size int64) (*metadata.FileMetaData, error) {
+// readFooter reads and decodes the footer of the file at key, returning
+// its encoded length too.
+func readFooter(ctx context.Context, store blob.Store, key string, size int64) (*metadata.FileMetaData, int, error) {
 	const trailer = 8 // footer length + "PAR1"
 	if size < 12 {
-		return nil, fmt.Errorf("%w: %d bytes", ErrBadFile, size)
+		return nil, 0, fmt.Errorf("%w: %d bytes", ErrBadFile, size)
 	}
 	tail := make([]byte, min(size, footerTail))
 	if err := readFull(ctx, store, key, tail, size-int64(len(tail))); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	t := tail[len(tail)-trailer:]
 	switch {
 	case bytes.Equal(t[4:], []byte("PARE")):
-		return nil, fmt.Errorf("%w: encrypted footers are not supported", ErrBadFile)
+		return nil, 0, fmt.Errorf("%w: encrypted footers are not supported", ErrBadFile)
 	case !bytes.Equal(t[4:], []byte("PAR1")):
-		return nil, fmt.Errorf("%w: no PAR1 magic at the end", ErrBadFile)
+		return nil, 0, fmt.Errorf("%w: no PAR1 magic at the end", ErrBadFile)
 	}
 	n := int64(binary.LittleEndian.Uint32(t[:4]))
 	if n <= 0 || n+trailer+4 > size {
-		return nil, fmt.Errorf("%w: footer of %d bytes in a %d-byte file", ErrBadFile, n, size)
+		return nil, 0, fmt.Errorf("%w: footer of %d bytes in a %d-byte file", ErrBadFile, n, size)
 	}
 	var buf []byte
 	if n+trailer <= int64(len(tail)) {
@@ -500,12 +510,12 @@ func readFooter(ctx context.Context, store blob.Store, key string, size int64) (
 	} else {
 		buf = make([]byte, n)
 		if err := readFull(ctx, store, key, buf, size-trailer-n); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	md, err := metadata.NewFileMetaData(buf, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return nil, 0, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	md.SetSourceFileSize(size)
 	kv := md.FileMetaData.KeyValueMetadata[:0:0]
@@ -515,7 +525,7 @@ func readFooter(ctx context.Context, store blob.Store, key string, size int64) (
 		}
 	}
 	md.FileMetaData.KeyValueMetadata = kv
-	return md, nil
+	return md, int(n), nil
 }
 
 func readFull(ctx context.Context, store blob.Store, key string, p []byte, off int64) error {
@@ -722,7 +732,7 @@ func ReadFooter(ctx context.Context, store blob.Store, key string, size int64, s
 		}
 		size = info.Size
 	}
-	pf, err := openParquet(ctx, store, key, size)
+	pf, err := openParquet(ctx, store, key, size, nil)
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("add file %s: %w", key, err)
 	}
