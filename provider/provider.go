@@ -38,7 +38,7 @@ var (
 // New returns a provider over cat.
 func New(cat *catalogstore.Catalog) *Provider {
 	return (&Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
-		pruner: scan.NewPruner(scan.DefaultPrunerBytes), mem: datafile.NewBufferPool(),
+		pruner: scan.NewPruner(scan.DefaultPrunerBytes), mem: datafile.NewBufferPool(datafile.DefaultPoolBytes),
 		footers: datafile.NewFooterCache(datafile.DefaultFooterBytes),
 		procs:   sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
@@ -405,15 +406,12 @@ type evaluator struct {
 	vecs []vec
 	own  [][]byte // per node: owned value storage
 	bufs [][]byte // per node: owned validity storage
-	mem  memory.Allocator
+	mem  *datafile.BufferPool
 }
 
-// newEvaluator returns an evaluator whose value storage comes from mem
-// (nil: the Go heap); release gives it back.
-func (p *program) newEvaluator(mem memory.Allocator) *evaluator {
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
+// newEvaluator returns an evaluator whose value storage comes from mem;
+// release gives it back.
+func (p *program) newEvaluator(mem *datafile.BufferPool) *evaluator {
 	return &evaluator{p: p, vecs: make([]vec, len(p.nodes)), own: make([][]byte, len(p.nodes)), bufs: make([][]byte, len(p.nodes)), mem: mem}
 }
 
@@ -431,7 +429,7 @@ func (ev *evaluator) release() {
 // released together when the run ends.
 type evaluators struct {
 	p    *program
-	mem  memory.Allocator
+	mem  *datafile.BufferPool
 	mu   sync.Mutex
 	idle []*evaluator
 	all  []*evaluator
@@ -525,7 +523,7 @@ func (ev *evaluator) buffer(i, size int) []byte {
 		if ev.own[i] != nil {
 			ev.mem.Free(ev.own[i])
 		}
-		ev.own[i] = ev.mem.Allocate(size)
+		ev.own[i] = ev.mem.Scratch(size) // written before read
 	}
 	return ev.own[i][:size]
 }

@@ -331,7 +331,7 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	// can be recycled once it is released.
 	mem := in.Mem
 	if mem == nil {
-		mem = datafile.NewBufferPool()
+		mem = datafile.NewBufferPool(datafile.DefaultPoolBytes)
 	}
 	// Evaluators hold batch-sized buffers: reuse them across files, and
 	// give the buffers back to mem at the end.

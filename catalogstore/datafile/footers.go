@@ -32,7 +32,7 @@ type footer struct {
 
 // DefaultFooterBytes bounds a FooterCache by default: the encoded size of
 // the footers kept, a few thousand files' worth.
-const DefaultFooterBytes = 32 << 20
+const DefaultFooterBytes = 8 << 20
 
 // NewFooterCache returns a cache holding footers of at most limit encoded
 // bytes in all.

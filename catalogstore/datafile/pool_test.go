@@ -19,46 +19,52 @@ import (
 )
 
 func TestBufferPool_Allocator(t *testing.T) {
-	p := datafile.NewBufferPool()
+	p := datafile.NewBufferPool(3 << 19)
 	small := p.Allocate(100)
 	if len(small) != 100 {
 		t.Fatalf("small allocation has length %d", len(small))
 	}
-	// A sync.Pool may drop what it is given (the race detector drops
-	// some on purpose): try a few times to see a buffer come back.
-	reused := false
-	for range 20 {
-		b := p.Allocate(100_000)
-		if len(b) != 100_000 || cap(b) != 1<<17 {
-			t.Fatalf("pooled allocation: len %d cap %d, want 100000 and %d", len(b), cap(b), 1<<17)
-		}
-		for i := range b {
-			b[i] = 0xAB
-		}
-		p.Free(b)
-		c := p.Allocate(70_000) // the same size class
-		for i, x := range c {
-			if x != 0 {
-				t.Fatalf("reused buffer byte %d = %#x, want 0", i, x)
-			}
-		}
-		if &c[0] == &b[0] {
-			reused = true
-			break
+	b := p.Allocate(100_000)
+	if len(b) != 100_000 || cap(b) != 1<<17 {
+		t.Fatalf("pooled allocation: len %d cap %d, want 100000 and %d", len(b), cap(b), 1<<17)
+	}
+	for i := range b {
+		b[i] = 0xAB
+	}
+	p.Free(b)
+	c := p.Allocate(70_000) // the same size class: the freed buffer, zeroed
+	if &c[0] != &b[0] {
+		t.Errorf("a freed buffer of the size class was not reused")
+	}
+	for i, x := range c {
+		if x != 0 {
+			t.Fatalf("reused buffer byte %d = %#x, want 0", i, x)
 		}
 	}
-	if !reused {
-		t.Errorf("a freed buffer of the size class was never reused")
-	}
-	c := p.Allocate(70_000)[:1000]
+	c = c[:1000]
 	c[999] = 7
 	c = p.Reallocate(90_000, c) // grows in place, zeroing what it grows by
 	if len(c) != 90_000 || c[999] != 7 || c[1000] != 0 || c[89_999] != 0 {
 		t.Fatalf("in-place reallocate: len %d, c[999]=%d c[1000]=%d", len(c), c[999], c[1000])
 	}
-	d := p.Reallocate(300_000, c) // a larger class: copied
+	d := p.Reallocate(300_000, c) // a larger class: copied, c freed
 	if len(d) != 300_000 || d[999] != 7 {
 		t.Fatalf("reallocate to a larger class lost data")
+	}
+	if s := p.Scratch(100_000); &s[0] != &c[0] {
+		t.Errorf("Scratch did not reuse the freed buffer")
+	}
+	// The pool keeps at most its limit (1.5 MiB): the second 1 MiB buffer
+	// freed is left to the collector.
+	e1, e2 := p.Allocate(600_000), p.Allocate(600_000)
+	p.Free(e1)
+	p.Free(e2)
+	f1, f2 := p.Allocate(600_000), p.Allocate(600_000)
+	if &f1[0] != &e1[0] {
+		t.Errorf("a freed buffer within the limit was not reused")
+	}
+	if &f2[0] == &e1[0] || &f2[0] == &e2[0] {
+		t.Errorf("the pool kept a buffer beyond its limit")
 	}
 }
 
@@ -101,7 +107,7 @@ func TestBufferPool_ReadsBackEqual(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	pool := datafile.NewBufferPool()
+	pool := datafile.NewBufferPool(64 << 20)
 	check := func(k int, f manifest.DataFile) error {
 		r, err := datafile.OpenWith(context.Background(), st, f, &s, []int{1, 2, 3, 4}, datafile.ReadOptions{Mem: pool, BatchRows: 40_000})
 		if err != nil {
