@@ -3,7 +3,20 @@
 // Parquet I/O), reads the surviving Parquet files projected by field id, in
 // parallel, and turns Arrow batches into GMS rows a column at a time.
 //
+// Pruning narrows a scan in four steps, each deciding only what it can
+// prove from exact statistics: files by the manifest's bounds and
+// partition values (pruner.go, partprune.go), row groups by footer
+// min/max (rowgroups.go) and, for = and IN, by their dictionaries
+// (dictfilter.go), and pages by the page index (pages.go).
+//
+// Besides rows, scan runs whole operators over column vectors, so GMS
+// sees only their result rows: aggregates with hash GROUP BY (vector.go,
+// agg.go, distinct.go; typed filter kernels in kernels.go and
+// expressions in expr.go), aggregates over a hash join probing a table's
+// files (join.go) and ORDER BY ... LIMIT (topn.go).
+//
 // Decoded files are cached by path and projection (data files are
 // immutable), so repeated queries over small tables do not decode Parquet
-// again.
+// again; the engine also shares a footer cache and a pool of decode
+// buffers (catalogstore/datafile) across queries.
 package scan
