@@ -353,15 +353,17 @@ func (p *TopNPlan) scanFile(ctx context.Context, src source, f manifest.DataFile
 	}
 	defer r.Close()
 	stats := r.RowGroupStats()
-	keep, dictPruned := p.filter.pruneRowGroups(r, stats)
 	worst, known := th.get()
 	if h.full() && (!known || p.cmpKeyVals(h.items[0].keys[0], worst) < 0) {
 		worst, known = h.items[0].keys[0], true
 	}
+	// The cheap cut first (no I/O): row groups whose first key cannot
+	// enter the heap; then the filters' stats and dictionaries.
 	t := p.types[p.keyCol[0]]
-	keep = slices.DeleteFunc(keep, func(rg int) bool {
-		return !p.mayEnter(worst, known, rowGroupBounds(t, stats[rg].Columns[p.keyCol[0]]))
+	cand := slices.DeleteFunc(slices.Clone(stats), func(rg datafile.RowGroupStats) bool {
+		return !p.mayEnter(worst, known, rowGroupBounds(t, rg.Columns[p.keyCol[0]]))
 	})
+	keep, dictPruned := p.filter.pruneRowGroups(r, cand)
 	if err := r.SelectRowGroups(keep); err != nil {
 		return err
 	}
