@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -67,6 +68,9 @@ type ReaderAt struct {
 	key   string
 	size  int64
 	pos   int64 // Seek position; ReadAt ignores it
+
+	mu  sync.Mutex
+	err error // the first read error (not io.EOF), for Err
 }
 
 // NewReaderAt returns an io.ReaderAt over key, whose size the caller knows
@@ -77,7 +81,24 @@ func NewReaderAt(ctx context.Context, s Store, key string, size int64) *ReaderAt
 
 // ReadAt implements io.ReaderAt.
 func (r *ReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	return r.store.ReadAt(r.ctx, r.key, p, off)
+	n, err := r.store.ReadAt(r.ctx, r.key, p, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.mu.Lock()
+		if r.err == nil {
+			r.err = err
+		}
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+// Err is the first error a ReadAt returned other than io.EOF, or nil: a
+// Parquet decoder may pass a read error on without wrapping it, and this
+// tells a failed read from damaged content.
+func (r *ReaderAt) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 // Size is the object's size.

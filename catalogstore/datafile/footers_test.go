@@ -3,11 +3,13 @@ package datafile_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/blob/faultblob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 )
@@ -90,3 +92,29 @@ func TestFooterCache(t *testing.T) {
 }
 
 var _ blob.Store = (*readCounter)(nil)
+
+// TestReader_ReadFailureIsNotDamage: a read of the object that fails
+// while decoding surfaces as that failure, not as ErrBadFile (the decoder
+// does not always wrap it).
+func TestReader_ReadFailureIsNotDamage(t *testing.T) {
+	ctx := context.Background()
+	st := newMemStore()
+	f, _ := writeVocab(t, st, "t/data/all.parquet")
+	var fail atomic.Bool
+	fs := faultblob.Wrap(st, faultblob.InjectorFunc(func(op faultblob.Op) error {
+		if fail.Load() && op.Kind == faultblob.OpReadAt {
+			return faultblob.ErrInjected
+		}
+		return nil
+	}))
+	r, err := datafile.Open(ctx, fs, f, &vocab, []int{5, 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fail.Store(true) // the footer is read; the data pages fail
+	_, err = r.Next()
+	if !errors.Is(err, faultblob.ErrInjected) || errors.Is(err, datafile.ErrBadFile) {
+		t.Fatalf("Next: %v, want the injected read failure and not ErrBadFile", err)
+	}
+}

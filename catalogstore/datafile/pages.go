@@ -211,7 +211,7 @@ func (r *Reader) openRange() error {
 	rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, []int{r.rangeRG})
 	r.fr.Props.BatchSize = saved
 	if err != nil {
-		return fmt.Errorf("read %s: row group %d: %w", r.path, r.rangeRG, err)
+		return fmt.Errorf("read %s: row group %d: %w", r.path, r.rangeRG, r.decodeErr(err))
 	}
 	if x.Start > 0 {
 		if err := rr.SeekToRow(x.Start); err != nil {
@@ -250,7 +250,7 @@ func (r *Reader) endReader() error {
 	r.rr.Release()
 	r.rr = nil
 	if err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("read %s: %w", r.path, err)
+		return fmt.Errorf("read %s: %w", r.path, r.decodeErr(err))
 	}
 	if r.left > 0 {
 		return fmt.Errorf("read %s: %w: row group %d ended %d rows before its row range", r.path, ErrBadFile, r.rangeRG, r.left)

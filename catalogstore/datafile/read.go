@@ -33,6 +33,7 @@ type Reader struct {
 	ctx    context.Context
 	path   string
 	pf     *file.Reader
+	obj    *blob.ReaderAt      // pf's reads, for telling a failed read from damage (decodeErr)
 	fr     *pqarrow.FileReader // nil when no requested column is in the file
 	leaves []int               // Parquet leaf index per stored output column
 	out    *arrow.Schema
@@ -110,11 +111,11 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 		mem = memory.DefaultAllocator
 	}
 	props := parquet.NewReaderProperties(mem)
-	pf, err := openParquet(ctx, store, f.Path, f.FileSize, opts.Footers, file.WithReadProps(props))
+	pf, obj, err := openParquet(ctx, store, f.Path, f.FileSize, opts.Footers, file.WithReadProps(props))
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{ctx: ctx, path: f.Path, pf: pf, batch: opts.BatchRows, mem: mem, props: props, left: -1}
+	r := &Reader{ctx: ctx, path: f.Path, pf: pf, obj: obj, batch: opts.BatchRows, mem: mem, props: props, left: -1}
 	lm := leafMap(pf.MetaData())
 	names := fileNames(f)
 	arrowProps := pqarrow.ArrowReadProperties{BatchSize: opts.BatchRows}
@@ -311,10 +312,29 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 		}
 		rr, err := r.fr.GetRecordReader(r.ctx, r.leaves, []int{rg})
 		if err != nil {
-			return nil, fmt.Errorf("read %s: row group %d: %w", r.path, rg, err)
+			return nil, fmt.Errorf("read %s: row group %d: %w", r.path, rg, r.decodeErr(err))
 		}
 		r.rr = rr
 	}
+}
+
+// decodeErr classifies an error from the Parquet decoder, which does not
+// always wrap what it passes on: the scan's cancellation or a failed read
+// of the object as itself, anything else as damage (ErrBadFile).
+func (r *Reader) decodeErr(err error) error {
+	if cerr := r.ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if rerr := r.obj.Err(); rerr != nil {
+		if errors.Is(err, rerr) {
+			return err
+		}
+		return fmt.Errorf("%w (decoding: %v)", rerr, err)
+	}
+	if errors.Is(err, ErrBadFile) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrBadFile, err)
 }
 
 // Position is the row group of the record Next last returned and the row
@@ -454,32 +474,33 @@ const footerTail = 64 << 10
 // read).
 // openParquet opens the file at key, its footer from footers when cached
 // there (nil: no cache).
-func openParquet(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache, opts ...file.ReadOption) (pf *file.Reader, err error) {
+func openParquet(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache, opts ...file.ReadOption) (pf *file.Reader, src *blob.ReaderAt, err error) {
 	if size <= 0 {
 		info, err := store.Stat(ctx, key)
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", key, err)
+			return nil, nil, fmt.Errorf("open %s: %w", key, err)
 		}
 		size = info.Size
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			pf, err = nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
+			pf, src, err = nil, nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
 		}
 	}()
 	md, ok := footers.lookup(key, size)
 	if !ok {
 		var n int
 		if md, n, err = readFooter(ctx, store, key, size); err != nil {
-			return nil, fmt.Errorf("open %s: %w", key, err)
+			return nil, nil, fmt.Errorf("open %s: %w", key, err)
 		}
 		footers.add(key, size, md, n)
 	}
-	pf, err = file.NewParquetReader(blob.NewReaderAt(ctx, store, key, size), append(opts, file.WithMetadata(md))...)
+	src = blob.NewReaderAt(ctx, store, key, size)
+	pf, err = file.NewParquetReader(src, append(opts, file.WithMetadata(md))...)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w: %v", key, ErrBadFile, err)
+		return nil, nil, fmt.Errorf("open %s: %w: %v", key, ErrBadFile, err)
 	}
-	return pf, nil
+	return pf, src, nil
 }
 
 // readFooter reads and decodes the footer of the file at key, returning
@@ -732,7 +753,7 @@ func ReadFooter(ctx context.Context, store blob.Store, key string, size int64, s
 		}
 		size = info.Size
 	}
-	pf, err := openParquet(ctx, store, key, size, nil)
+	pf, _, err := openParquet(ctx, store, key, size, nil)
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("add file %s: %w", key, err)
 	}

@@ -439,6 +439,9 @@ func TestOpen_DamagedFile(t *testing.T) {
 				break
 			}
 			if err != nil {
+				if !errors.Is(err, datafile.ErrBadFile) {
+					t.Errorf("byte %d flipped: %v, want an error wrapping ErrBadFile", off, err)
+				}
 				failed++
 				break
 			}
