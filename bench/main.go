@@ -43,6 +43,9 @@ type options struct {
 	planFiles, planReps int
 	failFast            bool
 	cpuProfile          string
+	// lakeOnly runs lakesql alone (no DuckDB in the process, no
+	// cross-check): to measure lakesql's own peak RSS.
+	lakeOnly bool
 }
 
 // result holds one query's measurements.
@@ -67,6 +70,7 @@ func main() {
 	flag.IntVar(&o.planFiles, "plan-files", 100_000, "files in the planning benchmark's manifest (0: skip it)")
 	flag.IntVar(&o.planReps, "plan-reps", 30, "repetitions of the planning benchmark")
 	flag.BoolVar(&o.failFast, "failfast", false, "stop at the first cross-check mismatch instead of timing the rest")
+	flag.BoolVar(&o.lakeOnly, "lakesql-only", false, "run lakesql alone, without DuckDB (no cross-check or ratio): its own peak RSS, as for the 6M-row memory check")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed rounds to this file (DuckDB's time shows as cgo calls)")
 	flag.Parse()
 	if o.files <= 0 {
@@ -120,31 +124,25 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("lakesql: USE %s: %w", benchCollection, err)
 	}
 
-	db, err := dbsql.Open("duckdb", "")
-	if err != nil {
-		return fmt.Errorf("duckdb: %w", err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for name, d := range map[string]dataset{"lineitem": li, "orders": ord} {
-		quoted := make([]string, len(d.paths))
-		for i, p := range d.paths {
-			quoted[i] = "'" + strings.ReplaceAll(p, "'", "''") + "'"
+	var duckVersion string
+	var db *dbsql.DB
+	if o.lakeOnly {
+		duckVersion = "not run (-lakesql-only)"
+	} else {
+		if db, err = openDuck(ctx, li, ord); err != nil {
+			return err
 		}
-		if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet([%s])", name, strings.Join(quoted, ", "))); err != nil {
+		defer db.Close()
+		if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&duckVersion); err != nil {
 			return fmt.Errorf("duckdb: %w", err)
 		}
-	}
-	var duckVersion string
-	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&duckVersion); err != nil {
-		return fmt.Errorf("duckdb: %w", err)
-	}
-	var duckCount int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM lineitem").Scan(&duckCount); err != nil {
-		return fmt.Errorf("duckdb: %w", err)
-	}
-	if duckCount != liRecords {
-		return fmt.Errorf("DuckDB counts %d rows in the data files, the manifest %d", duckCount, liRecords)
+		var duckCount int64
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM lineitem").Scan(&duckCount); err != nil {
+			return fmt.Errorf("duckdb: %w", err)
+		}
+		if duckCount != liRecords {
+			return fmt.Errorf("DuckDB counts %d rows in the data files, the manifest %d", duckCount, liRecords)
+		}
 	}
 	logf("lineitem: %d rows in %d files (%.1f MB); orders: %d rows; DuckDB %s; GOMAXPROCS %d",
 		liRecords, len(li.files), float64(liBytes)/(1<<20), ord.files[0].RecordCount, duckVersion, runtime.GOMAXPROCS(0))
@@ -162,6 +160,13 @@ func run(ctx context.Context, o options) error {
 	mismatches := 0
 	for _, r := range results {
 		lrows, _, lerr := timeLake(ctx, conn, r.q.SQL)
+		if o.lakeOnly {
+			r.rows = len(lrows)
+			if lerr != nil {
+				return fmt.Errorf("%s: lakesql: %w", r.q.Name, lerr)
+			}
+			continue
+		}
 		drows, _, derr := timeDuck(ctx, db, r.q.SQL)
 		switch {
 		case derr != nil:
@@ -217,19 +222,24 @@ func run(ctx context.Context, o options) error {
 				_, d, derr = timeDuck(ctx, db, r.q.SQL)
 				dm = p.end()
 			}
-			if round%2 == 0 {
+			switch {
+			case o.lakeOnly:
+				lakeRun()
+			case round%2 == 0:
 				lakeRun()
 				duckRun()
-			} else {
+			default:
 				duckRun()
 				lakeRun()
 			}
 			if lerr != nil || derr != nil {
 				return fmt.Errorf("%s, round %d: lakesql: %v; duckdb: %v", r.q.Name, round+1, lerr, derr)
 			}
-			r.lake, r.duck = append(r.lake, l), append(r.duck, d)
-			r.ratio = append(r.ratio, l/d)
-			r.lakeMem, r.duckMem = r.lakeMem.max(lm), r.duckMem.max(dm)
+			r.lake, r.lakeMem = append(r.lake, l), r.lakeMem.max(lm)
+			if !o.lakeOnly {
+				r.duck, r.duckMem = append(r.duck, d), r.duckMem.max(dm)
+				r.ratio = append(r.ratio, l/d)
+			}
 		}
 		logf("round %d/%d done", round+1, o.rounds)
 	}
@@ -260,6 +270,27 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("%d of %d checks failed: lakesql and DuckDB disagree or a query failed (see above)", mismatches, len(results)+1)
 	}
 	return nil
+}
+
+// openDuck opens an in-process DuckDB with views over the same Parquet
+// files as the lakesql datasets.
+func openDuck(ctx context.Context, li, ord dataset) (*dbsql.DB, error) {
+	db, err := dbsql.Open("duckdb", "")
+	if err != nil {
+		return nil, fmt.Errorf("duckdb: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	for name, d := range map[string]dataset{"lineitem": li, "orders": ord} {
+		quoted := make([]string, len(d.paths))
+		for i, p := range d.paths {
+			quoted[i] = "'" + strings.ReplaceAll(p, "'", "''") + "'"
+		}
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet([%s])", name, strings.Join(quoted, ", "))); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb: %w", err)
+		}
+	}
+	return db, nil
 }
 
 func timeLake(ctx context.Context, conn *engine.Conn, q string) ([][]any, float64, error) {
@@ -344,9 +375,12 @@ func renderReport(o options, results []*result, plan *planResult, info reportInf
 			fmt.Fprintf(&sb, "| %s | %d | – | – | – | – | – | – | – | %s |\n", r.q.Name, r.rows, check)
 			continue
 		}
-		fmt.Fprintf(&sb, "| %s | %d | %.1f | %.1f | %.2f | %s | %s | %s | %s | %s |\n", r.q.Name, r.rows,
-			median(r.lake), median(r.duck), median(r.ratio),
-			mb(r.lakeMem.heap), mb(r.lakeMem.sys), mb(r.lakeMem.rss), mb(r.duckMem.rss), check)
+		duck, ratio, duckRSS := "–", "–", "–"
+		if len(r.duck) > 0 {
+			duck, ratio, duckRSS = fmt.Sprintf("%.1f", median(r.duck)), fmt.Sprintf("%.2f", median(r.ratio)), mb(r.duckMem.rss)
+		}
+		fmt.Fprintf(&sb, "| %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", r.q.Name, r.rows,
+			median(r.lake), duck, ratio, mb(r.lakeMem.heap), mb(r.lakeMem.sys), mb(r.lakeMem.rss), duckRSS, check)
 	}
 	sb.WriteString("\nTimes are medians over the rounds; the ratio is the median of the per-round ratios. " +
 		"Memory is the peak over the rounds: Go heap objects and Go runtime total (≈ MemStats.Sys) sampled every 2 ms, " +
@@ -356,7 +390,11 @@ func renderReport(o options, results []*result, plan *planResult, info reportInf
 	} else {
 		sb.WriteString(", since the process started: /proc/self/clear_refs was not writable")
 	}
-	sb.WriteString("), which includes what the other engine keeps resident.\n")
+	if o.lakeOnly {
+		sb.WriteString("); DuckDB was not run (-lakesql-only), so the RSS is lakesql's alone and nothing was cross-checked.\n")
+	} else {
+		sb.WriteString("), which includes what the other engine keeps resident.\n")
+	}
 	if plan != nil {
 		fmt.Fprintf(&sb, "\nPlanning: a %d-file manifest (%.1f MB encoded, bounds on all 16 columns): manifest.Decode %.1f ms "+
 			"(%.1f ms decoding only what pruning reads); scan.Predicates + pruning by a one-month l_shipdate range %.2f ms "+
