@@ -17,13 +17,17 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
+	"github.com/lakesql/lakesql/scan"
 )
 
 // answerFromManifest replaces COUNT(*), COUNT(col), MIN(col) and MAX(col)
-// over a whole table (no filter, no grouping) with the answer computed
-// from the manifest's statistics, without opening a data file — but only
-// where the statistics are exact: every file's stats provided, bounds
-// present and not truncated, no NaNs. Otherwise the plan is unchanged.
+// over a table (no grouping) with the answer computed from the manifest's
+// statistics, without opening a data file — but only where the statistics
+// are exact: every file's stats provided, bounds present and not
+// truncated, no NaNs. A filter is allowed when the stats show each file
+// wholly inside it or wholly outside (scan.WhollyMatching: a range on the
+// sort key or a partition column that whole files satisfy); the answer is
+// then over the files inside. Otherwise the plan is unchanged.
 func answerFromManifest(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if scope != nil && !scope.IsEmpty() {
 		return n, transform.SameTree, nil
@@ -33,13 +37,25 @@ func answerFromManifest(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scop
 		if !ok || len(gb.GroupByExprs) > 0 {
 			return n, transform.SameTree, nil
 		}
-		t := baseTable(ctx, gb.Child)
-		if t == nil || len(t.Filters()) > 0 {
+		child, filters := gb.Child, []sql.Expression(nil)
+		if f, ok := child.(*plan.Filter); ok {
+			child, filters = f.Child, expression.SplitConjunction(f.Expression)
+		}
+		t := baseTable(ctx, child)
+		if t == nil {
 			return n, transform.SameTree, nil
+		}
+		if filters == nil {
+			filters = t.Filters()
 		}
 		files, err := t.Files(ctx)
 		if err != nil {
 			return n, transform.SameTree, nil // the scan will report it
+		}
+		if len(filters) > 0 {
+			if files, ok = scan.WhollyMatching(t.CatalogSchema(), filters, files); !ok {
+				return n, transform.SameTree, nil
+			}
 		}
 		row := make(sql.Row, len(gb.SelectedExprs))
 		for i, e := range gb.SelectedExprs {

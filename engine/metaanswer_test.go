@@ -70,3 +70,54 @@ func render(t *testing.T, conn *engine.Conn, q string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestAnswerFromManifest_WhollyMatchingFilter: with a filter that every
+// file either wholly satisfies or wholly fails by its stats (a range on
+// the column the files are cut by), COUNT/MIN/MAX come from the
+// manifest over the files inside; a file straddling the filter, or a
+// filter the stats cannot decide, keeps the scan. Every answer equals the
+// row path's.
+func TestAnswerFromManifest_WhollyMatchingFilter(t *testing.T) {
+	ctx := context.Background()
+	e := openEngine(t)
+	conn := e.Connect("root")
+	setup := []string{
+		"CREATE DATABASE d", "USE d",
+		"CREATE TABLE t (k INT, v DECIMAL(10,2), s VARCHAR(10))",
+		"INSERT INTO t VALUES (1, 1.50, 'a'), (5, NULL, 'b'), (10, -2.25, 'c')",
+		"INSERT INTO t VALUES (11, 7.00, 'q'), (15, 8.00, 'b'), (20, NULL, NULL)",
+		"INSERT INTO t VALUES (21, 0.01, 'z'), (30, 99.99, 'y')",
+		"INSERT INTO t VALUES (NULL, 3.00, 'n')",
+	}
+	for _, q := range setup {
+		if err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const aggs = "COUNT(*), COUNT(v), MIN(k), MAX(k), MIN(v), MAX(v), MAX(s)"
+	for _, c := range []struct {
+		where string
+		stats bool
+	}{
+		{"k >= 11", true},
+		{"k BETWEEN 11 AND 30", true},
+		{"k > 10 AND k <= 20", true},
+		{"k > 100", true}, // no file: COUNT 0, MIN NULL
+		{"k IS NULL", true},
+		{"k >= 15", false},           // the second file straddles it
+		{"k = 5", false},             // inside the first file's range, not all of it
+		{"s = 'b'", false},           // strings in every file
+		{"k >= 11 AND v > 7", false}, // v decides no file wholly
+	} {
+		q := "SELECT " + aggs + " FROM t WHERE " + c.where
+		plan := render(t, conn, "EXPLAIN FORMAT=TREE "+q)
+		if got := strings.Contains(plan, "StatsAnswer"); got != c.stats {
+			t.Errorf("%s: answered from the manifest %v, want %v\n%s", c.where, got, c.stats, plan)
+		}
+		fast := render(t, conn, q)
+		slow := render(t, conn, q+" AND (k IS NULL OR k IS NOT NULL)")
+		if fast != slow {
+			t.Errorf("%s:\n manifest %s\n row path %s", c.where, fast, slow)
+		}
+	}
+}
