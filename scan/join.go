@@ -187,8 +187,8 @@ func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, build arrow.Record)
 	if b.keys.n == 0 { // no build key can match: read nothing
 		in.Files = nil
 	}
-	return jp.agg.run(ctx, in, func(ctx context.Context, src source, f manifest.DataFile, ev *evaluator) (*partial, Stats, error) {
-		return jp.runFile(ctx, src, f, ev, b)
+	return jp.agg.run(ctx, in, func(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator) (*partial, Stats, error) {
+		return jp.runFile(ctx, src, f, rgs, ev, b)
 	})
 }
 
@@ -335,9 +335,9 @@ func (jp *JoinAggPlan) newProber(b *joinBuild, ev *evaluator) *prober {
 	return pr
 }
 
-func (jp *JoinAggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, ev *evaluator, b *joinBuild) (*partial, Stats, error) {
+func (jp *JoinAggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator, b *joinBuild) (*partial, Stats, error) {
 	p := jp.agg
-	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{})
+	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{RowGroups: rgs})
 	if err != nil {
 		return nil, Stats{}, err
 	}

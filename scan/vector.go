@@ -296,10 +296,46 @@ func (p *AggPlan) Run(ctx context.Context, in AggInput) ([]sql.Row, Stats, error
 	return p.run(ctx, in, p.runFile)
 }
 
-// fileRunner aggregates one data file into a partial, counting what it
-// read.
-// mem allocates the file's decoded buffers.
-type fileRunner func(ctx context.Context, src source, f manifest.DataFile, ev *evaluator) (*partial, Stats, error)
+// fileRunner aggregates row groups rgs of a data file (nil: all) into a
+// partial, counting what it read.
+type fileRunner func(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator) (*partial, Stats, error)
+
+// unit is a share of a scan's work: row groups rgs of file (nil: all).
+type unit struct {
+	file int
+	rgs  []int
+}
+
+// units splits the files into work for par workers: a file each, and,
+// when there are fewer than two files per worker, the files of several
+// row groups cut into row-group ranges (their footers read through the
+// cache), so that one big file is still read in parallel. The units are
+// in scan order, so merging their partials in order is deterministic.
+func units(ctx context.Context, src source, files []manifest.DataFile, par int) []unit {
+	out := make([]unit, 0, len(files))
+	per := (2*par + len(files) - 1) / max(len(files), 1) // ranges per file
+	for i, f := range files {
+		n := 1
+		if per > 1 {
+			// An unreadable footer reads as one unit: reading it reports.
+			n, _ = datafile.NumRowGroups(ctx, src.store, f, src.footers)
+		}
+		k := min(n, per)
+		if k < 2 {
+			out = append(out, unit{file: i})
+			continue
+		}
+		for c := range k {
+			lo, hi := c*n/k, (c+1)*n/k
+			rgs := make([]int, 0, hi-lo)
+			for rg := lo; rg < hi; rg++ {
+				rgs = append(rgs, rg)
+			}
+			out = append(out, unit{file: i, rgs: rgs})
+		}
+	}
+	return out
+}
 
 // source is where a scan reads its data files from, with the engine's
 // shared caches.
@@ -319,29 +355,31 @@ func (src source) open(ctx context.Context, f manifest.DataFile, s *schema.Schem
 func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
 	st := Stats{Files: len(in.Files), FilesRead: len(files)}
-	parts := make([]*partial, len(files))
-	fst := make([]Stats, len(files))
-	g, gctx := errgroup.WithContext(ctx)
 	par := in.Parallelism
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	g.SetLimit(par)
 	// The aggregates copy what they keep from a batch, so its buffers
 	// can be recycled once it is released.
 	mem := in.Mem
 	if mem == nil {
 		mem = datafile.NewBufferPool(datafile.DefaultPoolBytes)
 	}
+	src := source{store: in.Store, mem: mem, footers: in.Footers}
+	work := units(ctx, src, files, par)
+	parts := make([]*partial, len(work))
+	fst := make([]Stats, len(work))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
 	// Evaluators hold batch-sized buffers: reuse them across files, and
 	// give the buffers back to mem at the end.
 	evs := evaluators{p: &p.prog, mem: mem}
 	defer evs.release()
-	for i := range files {
+	for i, u := range work {
 		g.Go(func() error {
 			ev := evs.get()
 			defer evs.put(ev)
-			pt, fs, err := runFile(gctx, source{store: in.Store, mem: mem, footers: in.Footers}, files[i], ev)
+			pt, fs, err := runFile(gctx, src, files[u.file], u.rgs, ev)
 			parts[i], fst[i] = pt, fs
 			return err
 		})
@@ -365,11 +403,11 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	return out.rows(), st, nil
 }
 
-// runFile aggregates one file, pruning its row groups by footer stats and
-// their pages by the page index; the Stats count the file's row groups
-// and rows.
-func (p *AggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, ev *evaluator) (*partial, Stats, error) {
-	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{DictFields: p.dictFields, RawDecimals: p.rawDecimals})
+// runFile aggregates row groups rgs of a file (nil: all), pruning them by
+// footer stats and their pages by the page index; the Stats count those
+// row groups and their rows.
+func (p *AggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator) (*partial, Stats, error) {
+	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{RowGroups: rgs, DictFields: p.dictFields, RawDecimals: p.rawDecimals})
 	if err != nil {
 		return nil, Stats{}, err
 	}
@@ -399,15 +437,23 @@ func (p *AggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, 
 	}
 }
 
-// openPruned opens f for the plan's columns with its row groups pruned by
-// footer stats and their pages by the page index.
+// openPruned opens f for the plan's columns with its row groups (those of
+// opts.RowGroups, nil: all) pruned by footer stats and their pages by the
+// page index.
 func (p *AggPlan) openPruned(ctx context.Context, src source, f manifest.DataFile, opts datafile.ReadOptions) (*datafile.Reader, Stats, error) {
 	r, err := src.open(ctx, f, p.schema, p.fields, opts)
 	if err != nil {
 		return nil, Stats{}, fmt.Errorf("open %s: %w", f.Path, err)
 	}
-	stats := r.RowGroupStats()
-	keep, dictPruned := p.pruneRowGroups(r, stats)
+	stats := r.RowGroupStats() // all the file's: selectPages indexes them by row group
+	mine := stats
+	if opts.RowGroups != nil {
+		mine = make([]datafile.RowGroupStats, 0, len(opts.RowGroups))
+		for _, rg := range opts.RowGroups {
+			mine = append(mine, stats[rg])
+		}
+	}
+	keep, dictPruned := p.pruneRowGroups(r, mine)
 	if err := r.SelectRowGroups(keep); err != nil {
 		r.Close()
 		return nil, Stats{}, err
@@ -417,7 +463,7 @@ func (p *AggPlan) openPruned(ctx context.Context, src source, f manifest.DataFil
 		r.Close()
 		return nil, Stats{}, err
 	}
-	return r, Stats{RowGroups: len(stats), RowGroupsRead: len(keep), RowGroupsDictPruned: dictPruned, Rows: pp.rows, RowsSkipped: pp.skipped, PageIndexUnreadable: pp.unreadable}, nil
+	return r, Stats{RowGroups: len(mine), RowGroupsRead: len(keep), RowGroupsDictPruned: dictPruned, Rows: pp.rows, RowsSkipped: pp.skipped, PageIndexUnreadable: pp.unreadable}, nil
 }
 
 // update feeds the selected rows of rec into pt's accumulators.

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 
 	"github.com/lakesql/lakesql/catalogstore/blob/local"
@@ -17,7 +20,8 @@ import (
 
 // TestAggregate_LargeBatches runs an aggregation whose batches are big
 // enough for their buffers to be recycled through the query's BufferPool
-// (two files at a time, several batches each) and checks it against sums
+// (four workers on files split into row-group ranges, several batches
+// each) and checks it against sums
 // computed from the same files read without a pool: a buffer reused while
 // a batch still needs it, or a group key or MAX string kept pointing into
 // a released buffer, shows as a wrong group or value.
@@ -34,7 +38,7 @@ func TestAggregate_LargeBatches(t *testing.T) {
 	if !ok {
 		t.Fatal("not compiled")
 	}
-	rows, _, err := p.Run(ctx, AggInput{Store: store, Files: files, Parallelism: 2})
+	rows, _, err := p.Run(ctx, AggInput{Store: store, Files: files, Parallelism: 4}) // 4 files, 3 row groups each: split in two
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,5 +105,55 @@ func TestAggregate_LargeBatches(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+// TestAggregate_SplitsRowGroups: with fewer files than workers, a file's
+// row groups are shared out as separate units, and the answer and the
+// counts are those of reading it whole.
+func TestAggregate_SplitsRowGroups(t *testing.T) {
+	ctx := context.Background()
+	store, err := local.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := writeTopNFiles(t, store, "one", 1, 8000, 1000, false) // one file, 8 row groups
+	src := source{store: store}
+	if u := units(ctx, src, files, 4); len(u) != 8 || u[0].file != 0 || len(u[0].rgs) != 1 || u[7].rgs[0] != 7 {
+		t.Fatalf("units for 4 workers: %+v, want one per row group", u)
+	}
+	if u := units(ctx, src, files, 1); len(u) != 2 || len(u[0].rgs) != 4 || u[1].rgs[0] != 4 {
+		t.Fatalf("units for 1 worker: %+v, want two halves", u)
+	}
+	if u := units(ctx, src, append(files, files...), 1); len(u) != 2 || u[0].rgs != nil {
+		t.Fatalf("units for 2 files and 1 worker: %+v, want the files whole", u)
+	}
+	x := expression.NewGetFieldWithTable(3, 1, types.Int64, "d", "t", "x", true)
+	filter := expression.NewGreaterThanOrEqual(x, expression.NewLiteral(int64(2500), types.Int64))
+	p, ok := CompileAggregate(topNSchema, []sql.Expression{filter}, []int{1}, []AggSpec{
+		{Kind: AggCountStar}, {Kind: AggSum, FieldID: 2}, {Kind: AggMax, FieldID: 3}, {Kind: AggMin, FieldID: 4},
+	})
+	if !ok {
+		t.Fatal("not compiled")
+	}
+	var want string
+	for _, par := range []int{1, 3, 8} {
+		rows, st, err := p.Run(ctx, AggInput{Store: store, Files: files, Parallelism: par})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]string, len(rows))
+		for i, r := range rows {
+			got[i] = fmt.Sprint(r...)
+		}
+		sort.Strings(got)
+		if st.RowGroups != 8 || st.RowGroupsRead != 6 {
+			t.Errorf("parallelism %d: %d row groups, %d read; want 8 and 6 (x >= 2500 rules out the first two)", par, st.RowGroups, st.RowGroupsRead)
+		}
+		if par == 1 {
+			want = fmt.Sprint(got)
+		} else if fmt.Sprint(got) != want {
+			t.Errorf("parallelism %d:\n%v\nwant\n%v", par, got, want)
+		}
 	}
 }

@@ -487,13 +487,9 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64, 
 			pf, src, err = nil, nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
 		}
 	}()
-	md, ok := footers.lookup(key, size)
-	if !ok {
-		var n int
-		if md, n, err = readFooter(ctx, store, key, size); err != nil {
-			return nil, nil, fmt.Errorf("open %s: %w", key, err)
-		}
-		footers.add(key, size, md, n)
+	md, err := cachedFooter(ctx, store, key, size, footers)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", key, err)
 	}
 	src = blob.NewReaderAt(ctx, store, key, size)
 	pf, err = file.NewParquetReader(src, append(opts, file.WithMetadata(md))...)
@@ -501,6 +497,44 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64, 
 		return nil, nil, fmt.Errorf("open %s: %w: %v", key, ErrBadFile, err)
 	}
 	return pf, src, nil
+}
+
+// cachedFooter is the decoded footer of the file at key, from footers when
+// cached there (nil: no cache).
+func cachedFooter(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache) (*metadata.FileMetaData, error) {
+	if md, ok := footers.lookup(key, size); ok {
+		return md, nil
+	}
+	md, n, err := readFooter(ctx, store, key, size)
+	if err != nil {
+		return nil, err
+	}
+	footers.add(key, size, md, n)
+	return md, nil
+}
+
+// NumRowGroups is the number of row groups of f, from its footer (read
+// through footers, nil: no cache), for splitting a scan of a file into
+// row-group ranges.
+func NumRowGroups(ctx context.Context, store blob.Store, f manifest.DataFile, footers *FooterCache) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			n, err = 0, fmt.Errorf("open %s: %w: footer decoder panic: %v", f.Path, ErrBadFile, p)
+		}
+	}()
+	size := f.FileSize
+	if size <= 0 {
+		info, err := store.Stat(ctx, f.Path)
+		if err != nil {
+			return 0, fmt.Errorf("open %s: %w", f.Path, err)
+		}
+		size = info.Size
+	}
+	md, err := cachedFooter(ctx, store, f.Path, size, footers)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", f.Path, err)
+	}
+	return md.NumRowGroups(), nil
 }
 
 // readFooter reads and decodes the footer of the file at key, returning
