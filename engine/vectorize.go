@@ -35,14 +35,14 @@ func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.S
 	if !ok {
 		return n, transform.SameTree, nil
 	}
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		gb, ok := n.(*plan.GroupBy)
-		if !ok {
-			return n, transform.SameTree, nil
+	return transform.NodeWithCtx(n, nil, func(tc transform.Context) (sql.Node, transform.TreeIdentity, error) {
+		gb, ok := tc.Node.(*plan.GroupBy)
+		if _, done := tc.Parent.(*vectorAgg); !ok || done {
+			return tc.Node, transform.SameTree, nil
 		}
 		v, ok := vectorAggFor(ctx, gb)
 		if !ok {
-			return n, transform.SameTree, nil
+			return tc.Node, transform.SameTree, nil
 		}
 		v.store, v.analyzer = prov.Catalog().Blob(), a
 		v.mem, v.footers = prov.BufferPool(), prov.Footers()
@@ -202,13 +202,18 @@ var _ sql.ExecSourceRel = (*vectorAgg)(nil)
 func (v *vectorAgg) Resolved() bool       { return true }
 func (v *vectorAgg) String() string       { return fmt.Sprintf("VectorAggregate(%s)", v.table) }
 func (v *vectorAgg) Schema() sql.Schema   { return v.schema }
-func (v *vectorAgg) Children() []sql.Node { return nil }
+// Children is the replaced GroupBy, kept so that GMS's later passes
+// (execution indexes) prepare it for the fallback; RowIter runs it only on
+// scan.ErrOverflow.
+func (v *vectorAgg) Children() []sql.Node { return []sql.Node{v.rowPath} }
 func (v *vectorAgg) IsReadOnly() bool     { return true }
 func (v *vectorAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
-	if len(children) != 0 {
-		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 0)
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 1)
 	}
-	return v, nil
+	cp := *v
+	cp.rowPath = children[0]
+	return &cp, nil
 }
 
 func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
@@ -235,19 +240,7 @@ func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) 
 	return sql.RowsToRowIter(res...), nil
 }
 
-// runRowPath executes the replaced GroupBy. Its field indexes are still
-// the planner's: GMS assigns execution indexes after lakesql's rules, and
-// the vectorAgg hid the GroupBy from that pass, so run it here.
+// runRowPath executes the replaced GroupBy.
 func (v *vectorAgg) runRowPath(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	for _, r := range analyzer.OnceAfterAll {
-		if r.Id.String() != "assignExecIndexes" {
-			continue
-		}
-		n, _, err := r.Apply(ctx, v.analyzer, v.rowPath, nil, nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("row path for %s: %w", v.table, err)
-		}
-		return v.analyzer.ExecBuilder.Build(ctx, n, row)
-	}
-	return nil, fmt.Errorf("row path for %s: GMS has no assignExecIndexes rule", v.table)
+	return v.analyzer.ExecBuilder.Build(ctx, v.rowPath, row)
 }
