@@ -199,9 +199,10 @@ type vectorAgg struct {
 
 var _ sql.ExecSourceRel = (*vectorAgg)(nil)
 
-func (v *vectorAgg) Resolved() bool       { return true }
-func (v *vectorAgg) String() string       { return fmt.Sprintf("VectorAggregate(%s)", v.table) }
-func (v *vectorAgg) Schema() sql.Schema   { return v.schema }
+func (v *vectorAgg) Resolved() bool     { return true }
+func (v *vectorAgg) String() string     { return fmt.Sprintf("VectorAggregate(%s)", v.table) }
+func (v *vectorAgg) Schema() sql.Schema { return v.schema }
+
 // Children is the replaced GroupBy, kept so that GMS's later passes
 // (execution indexes) prepare it for the fallback; RowIter runs it only on
 // scan.ErrOverflow.
