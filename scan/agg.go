@@ -384,14 +384,19 @@ func (s *decSum) result(g int) any {
 	if s.n[g] == 0 {
 		return nil
 	}
-	b := new(big.Int).SetInt64(s.top[g])
-	b.Lsh(b, 64)
-	b.Add(b, new(big.Int).SetUint64(s.mid[g]))
-	b.Lsh(b, 64)
-	b.Add(b, new(big.Int).SetUint64(s.lo[g]))
 	// GMS starts its sum at decimal 0 (exponent 0) and adds: the
 	// exponent is min(0, -scale).
-	sum := decimal.NewFromBigInt(b, -s.scale)
+	var sum decimal.Decimal
+	if sign := int64(s.lo[g]) >> 63; s.top[g] == sign && s.mid[g] == uint64(sign) {
+		sum = decimal.New(int64(s.lo[g]), -s.scale) // fits in 64 bits: no big.Int
+	} else {
+		b := new(big.Int).SetInt64(s.top[g])
+		b.Lsh(b, 64)
+		b.Add(b, new(big.Int).SetUint64(s.mid[g]))
+		b.Lsh(b, 64)
+		b.Add(b, new(big.Int).SetUint64(s.lo[g]))
+		sum = decimal.NewFromBigInt(b, -s.scale)
+	}
 	if !s.avg {
 		return sum
 	}
