@@ -281,6 +281,11 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 			}
 		}
 		if len(r.queued) > 0 {
+			if r.fr == nil { // no stored column: a record of NULLs per range
+				x := r.queued[0]
+				r.queued, r.posRow = r.queued[1:], x.Start
+				return r.assemble(nil, x.Len())
+			}
 			if err := r.openRange(); err != nil {
 				return nil, err
 			}
@@ -297,14 +302,10 @@ func (r *Reader) Next() (rec arrow.Record, err error) {
 		if ranged {
 			n = r.rangeRows()
 		}
-		if r.fr == nil {
+		if r.fr == nil && !ranged {
 			// No stored column requested: rows of NULLs (or of nothing,
 			// for COUNT(*)), one record per row group.
 			r.posRow = 0
-			if ranged {
-				r.posRow = -1 // the ranges' rows, not contiguous
-			}
-			r.queued = nil
 			return r.assemble(nil, n)
 		}
 		if n == 0 || ranged {
@@ -339,8 +340,7 @@ func (r *Reader) decodeErr(err error) error {
 
 // Position is the row group of the record Next last returned and the row
 // within it of the record's first row; the record's rows follow it in
-// order. row is -1 for a record of no stored column read by row ranges
-// (it holds the rows of several ranges).
+// order (a record never spans two row ranges).
 func (r *Reader) Position() (rg int, row int64) { return r.posRG, r.posRow }
 
 // assemble builds the output record: stored columns (widened where the
