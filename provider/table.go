@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -166,15 +167,25 @@ func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
 // read the files in parallel. Closing the iterator stops the readers.
 func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
 	// An open transaction reads its own staged writes.
-	truncated, staged := false, []sql.Row(nil)
-	if sess, err := sessionOf(ctx); err == nil && !t.asOf {
-		truncated, staged, err = sess.Writes().pendingRows(ctx, t, t.fieldIDs())
-		if err != nil {
+	var st staged
+	var sess Session
+	if s, err := sessionOf(ctx); err == nil && !t.asOf {
+		sess = s
+		if st, err = sess.Writes().pendingRows(ctx, t, t.fieldIDs()); err != nil {
 			return nil, sqlerr.Wrap(err)
 		}
 	}
-	if t.snapshot == 0 || truncated {
-		return sql.RowsToRowIter(staged...), nil
+	if len(st.deletes) > 0 {
+		return t.rowsLessDeletes(ctx, sess, st)
+	}
+	return t.rowsWith(ctx, t.fieldIDs(), st, t.limit)
+}
+
+// rowsWith reads the table's files (projected to ids) followed by the
+// staged rows st.rows (projected the same way).
+func (t *Table) rowsWith(ctx *sql.Context, ids []int, st staged, limit int64) (sql.RowIter, error) {
+	if t.snapshot == 0 || st.truncated {
+		return sql.RowsToRowIter(st.rows...), nil
 	}
 	files, snap, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
 	if err != nil {
@@ -185,17 +196,68 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 		Store:    t.db.p.cat.Blob(),
 		Files:    files,
 		Schema:   t.schema,
-		FieldIDs: t.fieldIDs(),
+		FieldIDs: ids,
 		Cache:    t.db.p.cache,
 		Footers:  t.db.p.footers,
 		Filters:  t.filters,
-		Limit:    t.limit,
+		Limit:    limit,
 	})
-	if len(staged) == 0 {
+	if len(st.rows) == 0 {
 		return it, nil
 	}
-	return scan.ConcatIter(it, staged), nil
+	return scan.ConcatIter(it, st.rows), nil
 }
+
+// rowsLessDeletes reads the table and its staged rows whole (deletes are
+// full rows), drops the staged deletes as a multiset and projects what is
+// left. No LIMIT reaches the readers: dropped rows do not count.
+func (t *Table) rowsLessDeletes(ctx *sql.Context, sess Session, st staged) (sql.RowIter, error) {
+	all := make([]int, len(t.schema.Columns))
+	for i, c := range t.schema.Columns {
+		all[i] = c.ID
+	}
+	full, err := sess.Writes().pendingRows(ctx, t, all)
+	if err != nil {
+		return nil, sqlerr.Wrap(err)
+	}
+	it, err := t.rowsWith(ctx, all, full, 0)
+	if err != nil {
+		return nil, err
+	}
+	proj := make([]int, 0, len(t.fieldIDs()))
+	for _, id := range t.fieldIDs() {
+		proj = append(proj, slices.Index(all, id))
+	}
+	return &minusIter{it: it, drop: rowMultiset(st.deletes), proj: proj}, nil
+}
+
+// minusIter passes the rows of it less those in drop (each key as many
+// times as counted), projected to proj.
+type minusIter struct {
+	it   sql.RowIter
+	drop map[string]int
+	proj []int
+}
+
+func (m *minusIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for {
+		r, err := m.it.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if k := rowKey(r); m.drop[k] > 0 {
+			m.drop[k]--
+			continue
+		}
+		out := make(sql.Row, len(m.proj))
+		for i, j := range m.proj {
+			out[i] = r[j]
+		}
+		return out, nil
+	}
+}
+
+func (m *minusIter) Close(ctx *sql.Context) error { return m.it.Close(ctx) }
 
 // RowCount implements sql.StatisticsTable from the dataset document.
 func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {

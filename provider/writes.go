@@ -308,6 +308,14 @@ func (p *pending) commit(ctx context.Context, author string) error {
 	if len(p.records) == 0 && len(p.files) == 0 && len(p.deletes) == 0 && !p.truncate {
 		return nil
 	}
+	if len(p.deletes) > 0 {
+		if err := p.cancelStaged(ctx); err != nil {
+			return err
+		}
+		if len(p.records) == 0 && len(p.files) == 0 && len(p.deletes) == 0 && !p.truncate {
+			return nil // what it added, it deleted: no snapshot
+		}
+	}
 	cat := p.t.db.p.cat
 	added := p.files
 	keys := make([]string, 0, len(p.records))
@@ -352,6 +360,119 @@ func (p *pending) commit(ctx context.Context, author string) error {
 	}
 	_, err := cat.Commit(ctx, p.t.ds.Ident(), cm)
 	return err
+}
+
+// cancelStaged applies the staged deletes to the transaction's own staged
+// rows first, so a row inserted and then deleted in one transaction is
+// never written (equal rows are indistinguishable: which copy a delete
+// takes does not change the result). The deletes left are of committed
+// rows. A staged file that loses rows is dropped (an orphan, as after a
+// rollback) and its other rows staged again as records.
+func (p *pending) cancelStaged(ctx context.Context) error {
+	want := rowMultiset(p.deletes)
+	take := func(rows []sql.Row) (keep []sql.Row, hit bool) {
+		for _, r := range rows {
+			if k := rowKey(r); want[k] > 0 {
+				want[k]--
+				hit = true
+				continue
+			}
+			keep = append(keep, r)
+		}
+		return keep, hit
+	}
+	cols := make([]int, len(p.t.schema.Columns))
+	types := make([]schema.Type, len(cols))
+	ids := make([]int, len(cols))
+	for i, c := range p.t.schema.Columns {
+		cols[i], types[i], ids[i] = i, c.Type, c.ID
+	}
+	var again []sql.Row // rows of dropped staged files, to stage as records
+	var files []manifest.DataFile
+	for _, f := range p.files {
+		rows, err := scan.ReadAll(ctx, scan.Request{Store: p.t.db.p.cat.Blob(), Files: []manifest.DataFile{f}, Schema: p.t.schema, FieldIDs: ids})
+		if err != nil {
+			return err
+		}
+		keep, hit := take(rows)
+		if !hit {
+			files = append(files, f)
+			continue
+		}
+		p.rows -= int(f.RecordCount)
+		again = append(again, keep...)
+	}
+	p.files = files
+	for key, pr := range p.records {
+		var recs []arrow.Record
+		for _, rec := range pr.recs {
+			rows, err := scan.RecordRows(rec, cols, types)
+			if err != nil {
+				return err
+			}
+			keep, hit := take(rows)
+			if !hit {
+				recs = append(recs, rec)
+				continue
+			}
+			p.rows -= int(rec.NumRows())
+			rec.Release()
+			again = append(again, keep...)
+		}
+		if pr.recs = recs; len(recs) == 0 {
+			delete(p.records, key)
+		}
+	}
+	if err := p.restage(again); err != nil {
+		return err
+	}
+	var rest []sql.Row
+	for _, d := range p.deletes {
+		if k := rowKey(d); want[k] > 0 {
+			want[k]--
+			rest = append(rest, d)
+		}
+	}
+	p.deletes = rest
+	return nil
+}
+
+// restage adds rows to the staged records, by partition tuple.
+func (p *pending) restage(rows []sql.Row) error {
+	builders := map[string]*part{}
+	defer func() {
+		for _, pt := range builders {
+			pt.b.Release()
+		}
+	}()
+	for _, r := range rows {
+		key, values := "", []*string(nil)
+		if p.parter != nil {
+			var err error
+			if key, values, err = p.parter.tuple(r); err != nil {
+				return err
+			}
+		}
+		pt, ok := builders[key]
+		if !ok {
+			pt = &part{values: values, b: newRowBuilder(p.t.schema)}
+			builders[key] = pt
+		}
+		if err := pt.b.Append(r); err != nil {
+			return err
+		}
+	}
+	for key, pt := range builders {
+		rec := pt.b.Record()
+		pr, ok := p.records[key]
+		if !ok {
+			pr = &partRecords{values: pt.values}
+			p.records[key] = pr
+		}
+		pr.recs = append(pr.recs, rec)
+		p.rows += int(rec.NumRows())
+	}
+	return nil
 }
 
 // applyDeletes rewrites every live file holding a deleted row (copy on
@@ -412,6 +533,15 @@ func (p *pending) applyDeletes(ctx context.Context) (removed []string, rewritten
 		rewritten = append(rewritten, nf)
 	}
 	return removed, rewritten, nil
+}
+
+// rowMultiset counts rows by rowKey.
+func rowMultiset(rows []sql.Row) map[string]int {
+	m := make(map[string]int, len(rows))
+	for _, r := range rows {
+		m[rowKey(r)]++
+	}
+	return m
 }
 
 // rowKey is a canonical text form of a row for multiset matching.
@@ -550,18 +680,33 @@ func (f *failingEditor) Delete(*sql.Context, sql.Row) error          { return f.
 func (f *failingEditor) Update(*sql.Context, sql.Row, sql.Row) error { return f.err }
 func (f *failingEditor) Close(*sql.Context) error                    { return nil }
 
-// pendingRows returns the rows t's open transaction has staged in
-// completed statements (read-your-writes), projected to fieldIDs, and
-// whether the transaction truncated t. Rows staged under another schema
-// version (an ALTER inside the transaction) are not visible. Staged deletes
-// are applied at commit only.
-func (w *WriteSet) pendingRows(ctx context.Context, t *Table, fieldIDs []int) (bool, []sql.Row, error) {
+// staged is what t's open transaction has staged in completed statements
+// (read-your-writes): whether it truncated t, the rows it added projected
+// to the fieldIDs asked for, and the full rows (in schema order) it
+// deleted, which a read subtracts from the table's rows as a multiset.
+type staged struct {
+	truncated bool
+	rows      []sql.Row
+	deletes   []sql.Row
+}
+
+// pendingRows returns t's staged work, its rows projected to fieldIDs.
+// Work staged under another schema version (an ALTER inside the
+// transaction) is not visible.
+func (w *WriteSet) pendingRows(ctx context.Context, t *Table, fieldIDs []int) (staged, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.tables[t.ds.Ident().String()]
 	if !ok || p.t.ds.UUID != t.ds.UUID || p.t.schema.ID != t.schema.ID {
-		return false, nil, nil
+		return staged{}, nil
 	}
+	rows, err := p.stagedRows(ctx, fieldIDs)
+	return staged{truncated: p.truncate, rows: rows, deletes: p.deletes}, err
+}
+
+// stagedRows are the rows of p's completed statements projected to
+// fieldIDs (none when one is not in p's schema).
+func (p *pending) stagedRows(ctx context.Context, fieldIDs []int) ([]sql.Row, error) {
 	cols := make([]int, len(fieldIDs))
 	types := make([]schema.Type, len(fieldIDs))
 	for i, id := range fieldIDs {
@@ -572,14 +717,14 @@ func (w *WriteSet) pendingRows(ctx context.Context, t *Table, fieldIDs []int) (b
 			}
 		}
 		if cols[i] < 0 {
-			return p.truncate, nil, nil
+			return nil, nil
 		}
 	}
 	var out []sql.Row
 	if len(p.files) > 0 {
-		rows, err := scan.ReadAll(ctx, scan.Request{Store: t.db.p.cat.Blob(), Files: p.files, Schema: p.t.schema, FieldIDs: fieldIDs})
+		rows, err := scan.ReadAll(ctx, scan.Request{Store: p.t.db.p.cat.Blob(), Files: p.files, Schema: p.t.schema, FieldIDs: fieldIDs})
 		if err != nil {
-			return false, nil, err
+			return nil, err
 		}
 		out = append(out, rows...)
 	}
@@ -592,12 +737,12 @@ func (w *WriteSet) pendingRows(ctx context.Context, t *Table, fieldIDs []int) (b
 		for _, rec := range p.records[k].recs {
 			rows, err := scan.RecordRows(rec, cols, types)
 			if err != nil {
-				return false, nil, err
+				return nil, err
 			}
 			out = append(out, rows...)
 		}
 	}
-	return p.truncate, out, nil
+	return out, nil
 }
 
 // has reports whether anything is staged on t.
