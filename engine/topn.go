@@ -251,7 +251,7 @@ func (v *topNScan) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
 		return nil, err
 	}
 	rows, st, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Footers: v.footers})
-	v.table.ReportScan(st)
+	v.table.ReportScan(ctx, st)
 	if errors.Is(err, scan.ErrTopNRowPath) {
 		return v.exec.Build(ctx, v.orig, row)
 	}

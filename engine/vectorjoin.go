@@ -446,7 +446,7 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 		return nil, err
 	}
 	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem, Footers: v.footers}, build)
-	v.table.ReportScan(st)
+	v.table.ReportScan(ctx, st)
 	if errors.Is(err, scan.ErrOverflow) {
 		return v.exec.Build(ctx, v.orig, row)
 	}

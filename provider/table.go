@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,11 +67,17 @@ func (t *Table) Name() string { return t.ds.Name }
 // String implements fmt.Stringer.
 func (t *Table) String() string { return t.db.name + "." + t.ds.Name }
 
-// ReportScan logs what a pushed-down scan of t found wrong but worked
-// around: row groups read whole because their page index is damaged.
-func (t *Table) ReportScan(st scan.Stats) {
+// ReportScan logs what a pushed-down scan of t read, at debug level (how
+// far each pruning step cut it), and as a warning what it found wrong but
+// worked around: row groups read whole because their page index is
+// damaged.
+func (t *Table) ReportScan(ctx context.Context, st scan.Stats) {
+	log := t.db.p.cat.Logger()
+	log.DebugContext(ctx, "scan", "table", t.String(), "files", st.Files, "files_read", st.FilesRead,
+		"row_groups", st.RowGroups, "row_groups_read", st.RowGroupsRead, "row_groups_dict_pruned", st.RowGroupsDictPruned,
+		"rows", st.Rows, "rows_skipped_by_page_index", st.RowsSkipped)
 	if st.PageIndexUnreadable > 0 {
-		t.db.p.cat.Logger().Warn("scan: damaged page index, row groups read without it",
+		log.WarnContext(ctx, "scan: damaged page index, row groups read without it",
 			"table", t.String(), "row_groups", st.PageIndexUnreadable, "hint", "run `lakesql fsck` on the table")
 	}
 }
