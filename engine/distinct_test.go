@@ -114,17 +114,7 @@ func TestDistinct_MatchesRowPath(t *testing.T) {
 		}
 		fast := "SELECT " + c.sel + " FROM t" + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM t" + rowPathWhere(c.where) + " " + c.tail
-		if !strings.Contains(explain(t, conn, fast), "VectorAggregate") {
-			t.Errorf("not vectorised: %s\n%s", fast, explain(t, conn, fast))
-		}
-		if strings.Contains(explain(t, conn, slow), "VectorAggregate") {
-			t.Fatalf("row-path query was vectorised: %s", slow)
-		}
-		ordered := strings.Contains(c.tail, "ORDER BY")
-		got, want := typed(t, conn, fast, ordered), typed(t, conn, slow, ordered)
-		if got != want {
-			t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
-		}
+		want := sameAsRowPath(t, conn, "VectorAggregate", fast, slow, strings.Contains(c.tail, "ORDER BY"))
 		if want == "" && !strings.Contains(c.where, "100000") {
 			t.Errorf("%s: no rows, the case tests nothing", slow)
 		}
@@ -228,12 +218,7 @@ func TestDistinct_JoinMatchesRowPath(t *testing.T) {
 		}
 		fast := "SELECT " + c.sel + " FROM f JOIN d ON f.k = d.dk" + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM f JOIN d ON f.k = d.dk" + slowWhere + " " + c.tail
-		if !strings.Contains(explain(t, conn, fast), "VectorJoinAggregate") {
-			t.Errorf("not vectorised: %s\n%s", fast, explain(t, conn, fast))
-		}
-		if got, want := typed(t, conn, fast, false), typed(t, conn, slow, false); got != want {
-			t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
-		}
+		sameAsRowPath(t, conn, "VectorJoinAggregate", fast, slow, false)
 	}
 	for _, q := range []string{
 		"SELECT d.name, COUNT(DISTINCT f.i, f.k) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",

@@ -11,8 +11,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
-	"github.com/lakesql/lakesql/catalogstore/blob"
-	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
@@ -35,17 +33,13 @@ func pushLimits(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.
 	if scope != nil && !scope.IsEmpty() {
 		return n, transform.SameTree, nil
 	}
-	prov, ok := a.Catalog.DbProvider.(*provider.Provider)
-	if !ok {
-		return n, transform.SameTree, nil
-	}
 	return transform.NodeWithCtx(n, nil, func(tc transform.Context) (sql.Node, transform.TreeIdentity, error) {
 		l, ok := tc.Node.(*plan.Limit)
 		if _, done := tc.Parent.(*topNScan); !ok || done || l.CalcFoundRows {
 			return tc.Node, transform.SameTree, nil
 		}
 		if v, ok := topNFor(ctx, l); ok {
-			v.store, v.exec, v.footers = prov.Catalog().Blob(), a.ExecBuilder, prov.Footers()
+			v.exec = a.ExecBuilder
 			return v, transform.NewTree, nil
 		}
 		return limitTable(ctx, l)
@@ -219,13 +213,11 @@ func limitTable(ctx *sql.Context, l *plan.Limit) (sql.Node, transform.TreeIdenti
 // scan.ErrTopNRowPath); GMS's later rules (exec indexes) reach it as a
 // child.
 type topNScan struct {
-	schema  sql.Schema
-	table   *provider.Table
-	plan    *scan.TopNPlan
-	orig    sql.Node
-	store   blob.Store
-	footers *datafile.FooterCache
-	exec    sql.NodeExecBuilder
+	schema sql.Schema
+	table  *provider.Table
+	plan   *scan.TopNPlan
+	orig   sql.Node
+	exec   sql.NodeExecBuilder
 }
 
 var _ sql.ExecSourceRel = (*topNScan)(nil)
@@ -246,11 +238,11 @@ func (v *topNScan) WithChildren(children ...sql.Node) (sql.Node, error) {
 
 // RowIter runs the top-N, or the replaced plan when the data needs it.
 func (v *topNScan) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	files, prune, err := v.table.PlanFiles(ctx)
+	in, err := v.table.TopNInput(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, scan.TopNInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Footers: v.footers})
+	rows, st, err := v.plan.Run(ctx, in)
 	v.table.ReportScan(ctx, st)
 	if errors.Is(err, scan.ErrTopNRowPath) {
 		return v.exec.Build(ctx, v.orig, row)

@@ -12,8 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
-	"github.com/lakesql/lakesql/catalogstore/blob"
-	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
@@ -28,26 +26,51 @@ import (
 // expression, function, type, DISTINCT other than COUNT(DISTINCT x), a
 // literal outside the column's domain) leaves the plan unchanged.
 func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return replaceGroupBys(n, scope, func(gb *plan.GroupBy) (sql.Node, bool) {
+		v, ok := vectorAggFor(ctx, gb)
+		if !ok {
+			return nil, false
+		}
+		v.exec = a.ExecBuilder
+		return v, true
+	})
+}
+
+// replaceGroupBys replaces each GroupBy at the top scope with what
+// compile makes of it, if anything; a GroupBy already kept as the
+// fallback child of a vectorised node stays. (Rows inside subqueries
+// carry an outer-scope prefix the vectorised nodes do not produce.)
+func replaceGroupBys(n sql.Node, scope *plan.Scope, compile func(*plan.GroupBy) (sql.Node, bool)) (sql.Node, transform.TreeIdentity, error) {
 	if scope != nil && !scope.IsEmpty() {
-		return n, transform.SameTree, nil
-	}
-	prov, ok := a.Catalog.DbProvider.(*provider.Provider)
-	if !ok {
 		return n, transform.SameTree, nil
 	}
 	return transform.NodeWithCtx(n, nil, func(tc transform.Context) (sql.Node, transform.TreeIdentity, error) {
 		gb, ok := tc.Node.(*plan.GroupBy)
-		if _, done := tc.Parent.(*vectorAgg); !ok || done {
-			return tc.Node, transform.SameTree, nil
+		switch tc.Parent.(type) {
+		case *vectorAgg, *vectorJoin:
+			ok = false
 		}
-		v, ok := vectorAggFor(ctx, gb)
 		if !ok {
 			return tc.Node, transform.SameTree, nil
 		}
-		v.store, v.analyzer = prov.Catalog().Blob(), a
-		v.mem, v.footers = prov.BufferPool(), prov.Footers()
-		return v, transform.NewTree, nil
+		if v, ok := compile(gb); ok {
+			return v, transform.NewTree, nil
+		}
+		return tc.Node, transform.SameTree, nil
 	})
+}
+
+// project picks the columns out of each result row of a vectorised node.
+func project(rows []sql.Row, out []int) []sql.Row {
+	res := make([]sql.Row, len(rows))
+	for i, r := range rows {
+		o := make(sql.Row, len(out))
+		for j, k := range out {
+			o[j] = r[k]
+		}
+		res[i] = o
+	}
+	return res
 }
 
 // vectorAggFor compiles gb, or reports false.
@@ -183,18 +206,15 @@ func countDistinctKind(cd *aggregation.CountDistinct) (scan.AggKind, sql.Express
 
 // vectorAgg is a GroupBy computed by scan's vectorised pipeline.
 type vectorAgg struct {
-	schema  sql.Schema
-	table   *provider.Table
-	plan    *scan.AggPlan
-	out     []int
-	store   blob.Store
-	mem     *datafile.BufferPool // decode buffers shared across queries
-	footers *datafile.FooterCache
+	schema sql.Schema
+	table  *provider.Table
+	plan   *scan.AggPlan
+	out    []int
 	// rowPath is the GroupBy replaced, run instead when the vectorised
 	// pipeline reports scan.ErrOverflow: a value outside its 128-bit range
 	// (GMS's decimals are unbounded), or one the row path errors on.
-	rowPath  sql.Node
-	analyzer *analyzer.Analyzer
+	rowPath sql.Node
+	exec    sql.NodeExecBuilder
 }
 
 var _ sql.ExecSourceRel = (*vectorAgg)(nil)
@@ -218,30 +238,17 @@ func (v *vectorAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
 }
 
 func (v *vectorAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	files, prune, err := v.table.PlanFiles(ctx)
+	in, err := v.table.AggInput(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem, Footers: v.footers})
+	rows, st, err := v.plan.Run(ctx, in)
 	v.table.ReportScan(ctx, st)
-	if errors.Is(err, scan.ErrOverflow) && v.analyzer != nil {
-		return v.runRowPath(ctx, row)
+	if errors.Is(err, scan.ErrOverflow) && v.exec != nil {
+		return v.exec.Build(ctx, v.rowPath, row)
 	}
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
-	res := make([]sql.Row, len(rows))
-	for i, r := range rows {
-		o := make(sql.Row, len(v.out))
-		for j, k := range v.out {
-			o[j] = r[k]
-		}
-		res[i] = o
-	}
-	return sql.RowsToRowIter(res...), nil
-}
-
-// runRowPath executes the replaced GroupBy.
-func (v *vectorAgg) runRowPath(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	return v.analyzer.ExecBuilder.Build(ctx, v.rowPath, row)
+	return sql.RowsToRowIter(project(rows, v.out)...), nil
 }

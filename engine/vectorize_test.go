@@ -166,6 +166,25 @@ func TestVectorize_Refuses(t *testing.T) {
 	}
 }
 
+// sameAsRowPath checks that fast runs through a plan node named node and
+// slow (the same query with a conjunct no pushdown takes) does not, and
+// that both return the same values and Go types; it returns slow's
+// rendering.
+func sameAsRowPath(t *testing.T, conn *engine.Conn, node, fast, slow string, ordered bool) string {
+	t.Helper()
+	if plan := explain(t, conn, fast); !strings.Contains(plan, node) {
+		t.Errorf("not pushed down (no %s): %s\n%s", node, fast, plan)
+	}
+	if strings.Contains(explain(t, conn, slow), node) {
+		t.Fatalf("row-path query was pushed down: %s", slow)
+	}
+	got, want := typed(t, conn, fast, ordered), typed(t, conn, slow, ordered)
+	if got != want {
+		t.Errorf("%s\npushed down:\n%s\nrow path:\n%s", fast, got, want)
+	}
+	return want
+}
+
 func explain(t *testing.T, conn *engine.Conn, q string) string {
 	return render(t, conn, "EXPLAIN FORMAT=TREE "+q)
 }

@@ -14,8 +14,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/shopspring/decimal"
 
-	"github.com/lakesql/lakesql/catalogstore/blob"
-	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
@@ -36,25 +34,13 @@ const defaultJoinBuildRows = 4 << 20
 // aggregated in scan's vectorised pipeline. Anything the pipeline cannot
 // compute exactly as the row path does leaves the plan unchanged.
 func vectorizeJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if scope != nil && !scope.IsEmpty() {
-		return n, transform.SameTree, nil
-	}
-	prov, ok := a.Catalog.DbProvider.(*provider.Provider)
-	if !ok {
-		return n, transform.SameTree, nil
-	}
-	return transform.NodeWithCtx(n, nil, func(tc transform.Context) (sql.Node, transform.TreeIdentity, error) {
-		gb, ok := tc.Node.(*plan.GroupBy)
-		if _, done := tc.Parent.(*vectorJoin); !ok || done {
-			return tc.Node, transform.SameTree, nil
-		}
+	return replaceGroupBys(n, scope, func(gb *plan.GroupBy) (sql.Node, bool) {
 		v, ok := vectorJoinFor(ctx, gb)
 		if !ok {
-			return tc.Node, transform.SameTree, nil
+			return nil, false
 		}
-		v.store, v.exec = prov.Catalog().Blob(), a.ExecBuilder
-		v.mem, v.footers = prov.BufferPool(), prov.Footers()
-		return v, transform.NewTree, nil
+		v.exec = a.ExecBuilder
+		return v, true
 	})
 }
 
@@ -397,9 +383,6 @@ type vectorJoin struct {
 	buildSchema *schema.Schema
 	path        joinPath
 	orig        sql.Node
-	store       blob.Store
-	mem         *datafile.BufferPool // decode buffers shared across queries
-	footers     *datafile.FooterCache
 	exec        sql.NodeExecBuilder
 }
 
@@ -441,11 +424,11 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 		return v.exec.Build(ctx, v.orig, row)
 	}
 	defer build.Release()
-	files, prune, err := v.table.PlanFiles(ctx)
+	in, err := v.table.AggInput(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, scan.AggInput{Store: v.store, Files: files, Specs: v.table.Dataset().Specs, Prune: prune, Mem: v.mem, Footers: v.footers}, build)
+	rows, st, err := v.plan.Run(ctx, in, build)
 	v.table.ReportScan(ctx, st)
 	if errors.Is(err, scan.ErrOverflow) {
 		return v.exec.Build(ctx, v.orig, row)
@@ -453,15 +436,7 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
-	res := make([]sql.Row, len(rows))
-	for i, r := range rows {
-		o := make(sql.Row, len(v.out))
-		for j, k := range v.out {
-			o[j] = r[k]
-		}
-		res[i] = o
-	}
-	return sql.RowsToRowIter(res...), nil
+	return sql.RowsToRowIter(project(rows, v.out)...), nil
 }
 
 // buildRecord runs the build side on the row path and collects the build

@@ -46,12 +46,6 @@ func New(cat *catalogstore.Catalog) *Provider {
 // Catalog returns the provider's catalog.
 func (p *Provider) Catalog() *catalogstore.Catalog { return p.cat }
 
-// BufferPool is the decode buffer pool the vectorised scans share.
-func (p *Provider) BufferPool() *datafile.BufferPool { return p.mem }
-
-// Footers is the data-file footer cache the scans share.
-func (p *Provider) Footers() *datafile.FooterCache { return p.footers }
-
 // resolve splits a SQL database name into workspace and collection: a
 // plain name is a collection of the session's workspace, `ws.coll` names
 // another workspace's collection.

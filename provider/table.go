@@ -175,15 +175,13 @@ func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
 func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
 	// An open transaction reads its own staged writes.
 	var st staged
-	var sess Session
-	if s, err := sessionOf(ctx); err == nil && !t.asOf {
-		sess = s
+	if sess, err := sessionOf(ctx); err == nil && !t.asOf {
 		if st, err = sess.Writes().pendingRows(ctx, t, t.fieldIDs()); err != nil {
 			return nil, sqlerr.Wrap(err)
 		}
 	}
 	if len(st.deletes) > 0 {
-		return t.rowsLessDeletes(ctx, sess, st)
+		return t.rowsLessDeletes(ctx, st)
 	}
 	return t.rowsWith(ctx, t.fieldIDs(), st, t.limit)
 }
@@ -215,19 +213,13 @@ func (t *Table) rowsWith(ctx *sql.Context, ids []int, st staged, limit int64) (s
 	return scan.ConcatIter(it, st.rows), nil
 }
 
-// rowsLessDeletes reads the table and its staged rows whole (deletes are
-// full rows), drops the staged deletes as a multiset and projects what is
-// left. No LIMIT reaches the readers: dropped rows do not count.
-func (t *Table) rowsLessDeletes(ctx *sql.Context, sess Session, st staged) (sql.RowIter, error) {
-	all := make([]int, len(t.schema.Columns))
-	for i, c := range t.schema.Columns {
-		all[i] = c.ID
-	}
-	full, err := sess.Writes().pendingRows(ctx, t, all)
-	if err != nil {
-		return nil, sqlerr.Wrap(err)
-	}
-	it, err := t.rowsWith(ctx, all, full, 0)
+// rowsLessDeletes reads the table whole, followed by the staged rows (full
+// rows, as the deletes are), drops the staged deletes as a multiset and
+// projects what is left. No LIMIT reaches the readers: dropped rows do
+// not count.
+func (t *Table) rowsLessDeletes(ctx *sql.Context, st staged) (sql.RowIter, error) {
+	all := t.schema.FieldIDs()
+	it, err := t.rowsWith(ctx, all, st, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -456,18 +448,29 @@ func (t *Table) Files(ctx *sql.Context) ([]manifest.DataFile, error) {
 	return files, sqlerr.Wrap(err)
 }
 
-// PlanFiles returns the files of the table's snapshot, unpruned, and the
-// provider's cached pruner bound to that snapshot's manifest, for plans
-// that prune by their own predicates.
-func (t *Table) PlanFiles(ctx *sql.Context) ([]manifest.DataFile, scan.PruneFunc, error) {
+// AggInput is what a vectorised aggregate over t reads: the files of the
+// table's snapshot, unpruned, with the provider's cached pruner bound to
+// that snapshot's manifest (plans prune by their own predicates) and the
+// caches its scans share.
+func (t *Table) AggInput(ctx *sql.Context) (scan.AggInput, error) {
+	p := t.db.p
+	in := scan.AggInput{Store: p.cat.Blob(), Specs: t.ds.Specs, Mem: p.mem, Footers: p.footers}
 	if t.snapshot == 0 {
-		return nil, nil, nil
+		return in, nil
 	}
-	files, snap, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	files, snap, err := p.cat.Files(ctx, t.ds, t.snapshot)
 	if err != nil {
-		return nil, nil, sqlerr.Wrap(err)
+		return in, sqlerr.Wrap(err)
 	}
-	return files, t.db.p.pruner.For(snap.ManifestPath), nil
+	in.Files, in.Prune = files, p.pruner.For(snap.ManifestPath)
+	return in, nil
+}
+
+// TopNInput is AggInput for a top-N, which keeps no pooled buffers (its
+// rows alias the batches' strings).
+func (t *Table) TopNInput(ctx *sql.Context) (scan.TopNInput, error) {
+	in, err := t.AggInput(ctx)
+	return scan.TopNInput{Store: in.Store, Files: in.Files, Specs: in.Specs, Prune: in.Prune, Footers: in.Footers}, err
 }
 
 // GetIndexes implements sql.IndexAddressable with no indexes: recorded

@@ -243,14 +243,7 @@ func (w *WriteSet) complete(t *Table) error {
 	}
 	for key, pt := range st.parts {
 		if pt.b.Len() > 0 {
-			rec := pt.b.Record()
-			pr, ok := p.records[key]
-			if !ok {
-				pr = &partRecords{values: pt.values}
-				p.records[key] = pr
-			}
-			pr.recs = append(pr.recs, rec)
-			p.rows += int(rec.NumRows())
+			p.stageRecord(key, pt.values, pt.b.Record())
 		}
 		pt.b.Release()
 	}
@@ -381,11 +374,11 @@ func (p *pending) cancelStaged(ctx context.Context) error {
 		}
 		return keep, hit
 	}
-	cols := make([]int, len(p.t.schema.Columns))
-	types := make([]schema.Type, len(cols))
-	ids := make([]int, len(cols))
+	ids := p.t.schema.FieldIDs()
+	cols := make([]int, len(ids))
+	types := make([]schema.Type, len(ids))
 	for i, c := range p.t.schema.Columns {
-		cols[i], types[i], ids[i] = i, c.Type, c.ID
+		cols[i], types[i] = i, c.Type
 	}
 	var again []sql.Row // rows of dropped staged files, to stage as records
 	var files []manifest.DataFile
@@ -463,16 +456,20 @@ func (p *pending) restage(rows []sql.Row) error {
 		}
 	}
 	for key, pt := range builders {
-		rec := pt.b.Record()
-		pr, ok := p.records[key]
-		if !ok {
-			pr = &partRecords{values: pt.values}
-			p.records[key] = pr
-		}
-		pr.recs = append(pr.recs, rec)
-		p.rows += int(rec.NumRows())
+		p.stageRecord(key, pt.values, pt.b.Record())
 	}
 	return nil
+}
+
+// stageRecord adds rec to the staged records of partition tuple key.
+func (p *pending) stageRecord(key string, values []*string, rec arrow.Record) {
+	pr, ok := p.records[key]
+	if !ok {
+		pr = &partRecords{values: values}
+		p.records[key] = pr
+	}
+	pr.recs = append(pr.recs, rec)
+	p.rows += int(rec.NumRows())
 }
 
 // applyDeletes rewrites every live file holding a deleted row (copy on
@@ -488,10 +485,7 @@ func (p *pending) applyDeletes(ctx context.Context) (removed []string, rewritten
 	if err != nil {
 		return nil, nil, err
 	}
-	ids := make([]int, len(p.t.schema.Columns))
-	for i, c := range p.t.schema.Columns {
-		ids[i] = c.ID
-	}
+	ids := p.t.schema.FieldIDs()
 	for _, f := range files {
 		rows, err := scan.ReadAll(ctx, scan.Request{Store: cat.Blob(), Files: []manifest.DataFile{f}, Schema: p.t.schema, FieldIDs: ids})
 		if err != nil {
@@ -681,17 +675,19 @@ func (f *failingEditor) Update(*sql.Context, sql.Row, sql.Row) error { return f.
 func (f *failingEditor) Close(*sql.Context) error                    { return nil }
 
 // staged is what t's open transaction has staged in completed statements
-// (read-your-writes): whether it truncated t, the rows it added projected
-// to the fieldIDs asked for, and the full rows (in schema order) it
-// deleted, which a read subtracts from the table's rows as a multiset.
+// (read-your-writes): whether it truncated t, the rows it added, and the
+// full rows (in schema order) it deleted, which a read subtracts from the
+// table's rows and the added ones as a multiset. The added rows are
+// projected to the fieldIDs asked for, except with deletes: then they are
+// full rows too, to match them against.
 type staged struct {
 	truncated bool
 	rows      []sql.Row
 	deletes   []sql.Row
 }
 
-// pendingRows returns t's staged work, its rows projected to fieldIDs.
-// Work staged under another schema version (an ALTER inside the
+// pendingRows returns t's staged work (see staged for the rows'
+// columns). Work staged under another schema version (an ALTER inside the
 // transaction) is not visible.
 func (w *WriteSet) pendingRows(ctx context.Context, t *Table, fieldIDs []int) (staged, error) {
 	w.mu.Lock()
@@ -699,6 +695,9 @@ func (w *WriteSet) pendingRows(ctx context.Context, t *Table, fieldIDs []int) (s
 	p, ok := w.tables[t.ds.Ident().String()]
 	if !ok || p.t.ds.UUID != t.ds.UUID || p.t.schema.ID != t.schema.ID {
 		return staged{}, nil
+	}
+	if len(p.deletes) > 0 {
+		fieldIDs = p.t.schema.FieldIDs()
 	}
 	rows, err := p.stagedRows(ctx, fieldIDs)
 	return staged{truncated: p.truncate, rows: rows, deletes: p.deletes}, err

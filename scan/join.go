@@ -466,14 +466,7 @@ func (pr *prober) assign(rec arrow.Record) []int32 {
 	for k := range h {
 		h[k] = fmix64(h[k])
 	}
-	before := pt.tab.n
-	gid = pt.tab.findOrAdd(pt.tab.batch, h, gid)
-	if pt.tab.n != before {
-		for _, acc := range pt.accs {
-			acc.grow(pt.tab.n)
-		}
-	}
-	return gid
+	return pt.groups(h, gid)
 }
 
 // assignBuilt appends the group of every pending pair from its build

@@ -556,6 +556,12 @@ func (pt *partial) assign(rec arrow.Record, sel, gid []int32) []int32 {
 	}
 	h := pt.hbuf[:len(sel)]
 	pt.tab.hashRows(cols, sel, h)
+	return pt.groups(h, gid)
+}
+
+// groups appends to gid the group of each key hashed into h (in the
+// table's batch), adding new groups and growing the accumulators.
+func (pt *partial) groups(h []uint64, gid []int32) []int32 {
 	before := pt.tab.n
 	gid = pt.tab.findOrAdd(pt.tab.batch, h, gid)
 	if pt.tab.n != before {

@@ -475,22 +475,15 @@ const footerTail = 64 << 10
 // openParquet opens the file at key, its footer from footers when cached
 // there (nil: no cache).
 func openParquet(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache, opts ...file.ReadOption) (pf *file.Reader, src *blob.ReaderAt, err error) {
-	if size <= 0 {
-		info, err := store.Stat(ctx, key)
-		if err != nil {
-			return nil, nil, fmt.Errorf("open %s: %w", key, err)
-		}
-		size = info.Size
+	md, size, err := footerOf(ctx, store, key, size, footers)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			pf, src, err = nil, nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
+			pf, src, err = nil, nil, fmt.Errorf("open %s: %w: decoder panic: %v", key, ErrBadFile, p)
 		}
 	}()
-	md, err := cachedFooter(ctx, store, key, size, footers)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", key, err)
-	}
 	src = blob.NewReaderAt(ctx, store, key, size)
 	pf, err = file.NewParquetReader(src, append(opts, file.WithMetadata(md))...)
 	if err != nil {
@@ -499,40 +492,40 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64, 
 	return pf, src, nil
 }
 
-// cachedFooter is the decoded footer of the file at key, from footers when
-// cached there (nil: no cache).
-func cachedFooter(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache) (*metadata.FileMetaData, error) {
-	if md, ok := footers.lookup(key, size); ok {
-		return md, nil
+// footerOf is the decoded footer of the file at key and the file's size
+// (size, or its Stat when size <= 0), from footers when cached there
+// (nil: no cache). A decoder panic is ErrBadFile.
+func footerOf(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache) (md *metadata.FileMetaData, _ int64, err error) {
+	if size <= 0 {
+		info, err := store.Stat(ctx, key)
+		if err != nil {
+			return nil, 0, fmt.Errorf("open %s: %w", key, err)
+		}
+		size = info.Size
 	}
+	if md, ok := footers.lookup(key, size); ok {
+		return md, size, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			md, err = nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
+		}
+	}()
 	md, n, err := readFooter(ctx, store, key, size)
 	if err != nil {
-		return nil, err
+		return nil, 0, fmt.Errorf("open %s: %w", key, err)
 	}
 	footers.add(key, size, md, n)
-	return md, nil
+	return md, size, nil
 }
 
 // NumRowGroups is the number of row groups of f, from its footer (read
 // through footers, nil: no cache), for splitting a scan of a file into
 // row-group ranges.
-func NumRowGroups(ctx context.Context, store blob.Store, f manifest.DataFile, footers *FooterCache) (n int, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			n, err = 0, fmt.Errorf("open %s: %w: footer decoder panic: %v", f.Path, ErrBadFile, p)
-		}
-	}()
-	size := f.FileSize
-	if size <= 0 {
-		info, err := store.Stat(ctx, f.Path)
-		if err != nil {
-			return 0, fmt.Errorf("open %s: %w", f.Path, err)
-		}
-		size = info.Size
-	}
-	md, err := cachedFooter(ctx, store, f.Path, size, footers)
+func NumRowGroups(ctx context.Context, store blob.Store, f manifest.DataFile, footers *FooterCache) (int, error) {
+	md, _, err := footerOf(ctx, store, f.Path, f.FileSize, footers)
 	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", f.Path, err)
+		return 0, err
 	}
 	return md.NumRowGroups(), nil
 }

@@ -139,6 +139,15 @@ func (s *Schema) ByID(id int) (Column, bool) {
 	return Column{}, false
 }
 
+// FieldIDs returns the columns' field ids, in column order.
+func (s *Schema) FieldIDs() []int {
+	ids := make([]int, len(s.Columns))
+	for i, c := range s.Columns {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
 // MaxID returns the largest field id in the schema (0 when empty).
 func (s *Schema) MaxID() int {
 	m := 0
