@@ -39,23 +39,9 @@ const maxFailureLines = 20
 // timed out or did not run after a timeout; it fails if any did.
 //
 // -short runs conformance.ShortFiles; $LAKESQL_CONFORMANCE_FILES names
-// others. The data folder is found by conformance.FindDataDir; without it
-// the test skips, or fails when CI=true.
+// others. The corpus is the repository's conformance.DataDir.
 func TestConformance(t *testing.T) {
-	root, err := conformance.RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := conformance.FindDataDir(root)
-	if errors.Is(err, conformance.ErrNoDataDir) && os.Getenv(conformance.EnvDataDir) == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI=true: the corpus must be there)", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := conformance.DataDir
 	files := selectFiles(t, dir)
 	recordTimeout := envDuration(t, envRecordTimeout, 60*time.Second)
 	fileTimeout := envDuration(t, envFileTimeout, 10*time.Minute)

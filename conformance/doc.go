@@ -4,8 +4,8 @@
 // Two suites run from this package's tests:
 //
 //   - TestConformance runs a subset of SQLite's sqllogictest corpus (the
-//     MySQL-regenerated dolthub mirror, kept in the shared folder, see
-//     shared/conformance/README.md) through lakesql's MySQL-wire server with
+//     MySQL-regenerated dolthub mirror, kept in testdata/sqllogictest with
+//     its NOTICE.md) through lakesql's MySQL-wire server with
 //     the logictest library's MySQL harness. Stock GMS passes every record of
 //     these files, so a failure points at lakesql's storage, type or
 //     pushdown layers.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,9 +17,8 @@ import (
 	"github.com/dolthub/sqllogictest/go/logictest/parser"
 )
 
-// Files is the conformance subset of the sqllogictest corpus, as listed in
-// shared/conformance/README.md, by path under the data folder without
-// ".test".
+// Files is the conformance subset of the sqllogictest corpus kept in
+// DataDir (see its NOTICE.md), by path under DataDir without ".test".
 var Files = []string{
 	"select1", "select2", "select3",
 	"evidence/in1", "evidence/in2",
@@ -38,60 +36,10 @@ var ShortFiles = []string{
 	"evidence/slt_lang_createview", "evidence/slt_lang_dropview", "evidence/slt_lang_droptable",
 }
 
-// EnvDataDir names the data folder (the sqllogictest directory holding
-// select1.test) when it is not at one of the default places.
-const EnvDataDir = "LAKESQL_CONFORMANCE_DIR"
-
-// ErrNoDataDir is returned by FindDataDir when no candidate folder holds the
-// corpus; the caller skips (or fails in CI).
-var ErrNoDataDir = errors.New("conformance data folder not found")
-
-// FindDataDir returns the sqllogictest data folder: $LAKESQL_CONFORMANCE_DIR
-// if set (an error if it does not hold select1.test), else
-// <repo>/../shared/conformance/sqllogictest (CI: a fresh clone with shared/
-// beside it), else /work/shared/conformance/sqllogictest. repoRoot is the
-// module root. The error wraps ErrNoDataDir and lists the places tried.
-func FindDataDir(repoRoot string) (string, error) {
-	if dir := os.Getenv(EnvDataDir); dir != "" {
-		if !isDataDir(dir) {
-			return "", fmt.Errorf("%w: $%s=%s holds no select1.test", ErrNoDataDir, EnvDataDir, dir)
-		}
-		return dir, nil
-	}
-	tried := []string{
-		filepath.Join(repoRoot, "..", "shared", "conformance", "sqllogictest"),
-		"/work/shared/conformance/sqllogictest",
-	}
-	for _, dir := range tried {
-		if isDataDir(dir) {
-			return filepath.Clean(dir), nil
-		}
-	}
-	return "", fmt.Errorf("%w: tried %s; set $%s", ErrNoDataDir, strings.Join(tried, ", "), EnvDataDir)
-}
-
-func isDataDir(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, "select1.test"))
-	return err == nil && st.Mode().IsRegular()
-}
-
-// RepoRoot returns the nearest folder at or above dir holding go.mod.
-func RepoRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod at or above %s", dir)
-		}
-		dir = parent
-	}
-}
+// DataDir is the sqllogictest corpus, relative to this package's folder
+// (where go test runs its tests). It lives in the repository so that a
+// clone anywhere runs the same files; nothing is read from outside it.
+const DataDir = "testdata/sqllogictest"
 
 // errFileCap is what a capped harness's statements fail with once the
 // file's time is up (the runner never sees it: the record times out first).
