@@ -185,7 +185,13 @@ func (s *OptimizeTable) exec(ctx *sql.Context, sess Session) (sql.RowIter, error
 		if err != nil {
 			return nil, err
 		}
-		res, err := maintenance.Compact(ctx, cat, ds, maintenance.Config{Author: sess.Author()})
+		cfg := maintenance.Config{Author: sess.Author()}
+		// The budget is an optional session extra: the engine's configured
+		// compaction memory.
+		if b, ok := sess.(interface{ CompactionMemory() int64 }); ok {
+			cfg.MemoryBudget = b.CompactionMemory()
+		}
+		res, err := maintenance.Compact(ctx, cat, ds, cfg)
 		if err != nil {
 			if catalogstore.IsAlertable(err) {
 				cat.ReportAlert(ctx, err)

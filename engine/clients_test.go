@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // needTool finds an external client, skipping outside CI and failing in
@@ -26,7 +28,7 @@ func needTool(t *testing.T, path string) string {
 // serveWithData starts a server on a warehouse with d.t = (1,'one'),(2,'two'),(3,NULL).
 func serveWithData(t *testing.T) (addr string) {
 	t.Helper()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	if err := e.Connect("root").Exec(context.Background(),
 		"CREATE DATABASE d; CREATE TABLE d.t (a INT, b VARCHAR(10)); INSERT INTO d.t VALUES (1,'one'),(2,'two'),(3,NULL)"); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ var connIDs = func() *atomic.Uint32 {
 func (e *Engine) Connect(user string) *Conn {
 	id := connIDs.Add(1)
 	base := sql.NewBaseSessionWithClientServer("embedded", sql.Client{User: user, Address: "localhost"}, id)
-	return &Conn{e: e, sess: newSession(base, e.cat, e.cfg.Workspace)}
+	return &Conn{e: e, sess: newSession(base, e, e.cfg.Workspace)}
 }
 
 // Session returns the connection's session.

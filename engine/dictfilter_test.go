@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestDictFilter_SameRows: a table of four files (one row group each)
@@ -18,7 +20,7 @@ import (
 // 'm2').
 func TestDictFilter_SameRows(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -62,24 +64,24 @@ func TestDictFilter_SameRows(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, sel := range []string{"*", "COUNT(*), SUM(n), MIN(dc), MAX(k)"} {
-			got := typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.pruned, false)
-			want := typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.unpruned, false)
+			got := enginetest.Typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.pruned, false)
+			want := enginetest.Typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.unpruned, false)
 			if got != want {
 				t.Errorf("SELECT %s WHERE %s:\n%s\nwant (%s):\n%s", sel, c.pruned, got, c.unpruned, want)
 			}
 		}
 		for _, tail := range []string{"LIMIT 3", "ORDER BY k DESC LIMIT 3"} {
-			got := typed(t, conn, "SELECT k, s FROM t WHERE "+c.pruned+" "+tail, true)
-			want := typed(t, conn, "SELECT k, s FROM t WHERE "+c.unpruned+" "+tail, true)
+			got := enginetest.Typed(t, conn, "SELECT k, s FROM t WHERE "+c.pruned+" "+tail, true)
+			want := enginetest.Typed(t, conn, "SELECT k, s FROM t WHERE "+c.unpruned+" "+tail, true)
 			if got != want {
 				t.Errorf("%s WHERE %s:\n%s\nwant:\n%s", tail, c.pruned, got, want)
 			}
 		}
 	}
-	if got := typed(t, conn, "SELECT COUNT(*) FROM t WHERE s = 'm2'", false); got != "int64:86" {
+	if got := enginetest.Typed(t, conn, "SELECT COUNT(*) FROM t WHERE s = 'm2'", false); got != "int64:86" {
 		t.Fatalf("COUNT(*) WHERE s = 'm2': %s, want 86", got)
 	}
-	if got := typed(t, conn, "SELECT COUNT(*) FROM t WHERE ci = 'M2'", false); got != "int64:86" {
+	if got := enginetest.Typed(t, conn, "SELECT COUNT(*) FROM t WHERE ci = 'M2'", false); got != "int64:86" {
 		t.Fatalf("COUNT(*) WHERE ci = 'M2' (case-insensitive): %s, want 86", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // ruleEnforceEgress is the id of the egress rule (apart from the ids in
-// rules.go).
+// package rewrite).
 const ruleEnforceEgress analyzer.RuleId = 10100
 
 // enforceEgress is the analyzer rule (run before the others, on the bound
@@ -70,7 +70,7 @@ func enforceEgress(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 			}
 		}
 		if len(sources) > 0 {
-			err = catalogstore.EnforceEgress(ctx, sess.cat, sources, dest, what)
+			err = catalogstore.EnforceEgress(ctx, sess.e.cat, sources, dest, what)
 		}
 		return err == nil
 	})

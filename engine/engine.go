@@ -11,6 +11,7 @@ import (
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/go-mysql-server/sql/variables"
 
@@ -22,6 +23,8 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/meta/firestore"
 	"github.com/lakesql/lakesql/catalogstore/meta/sqlite"
 	"github.com/lakesql/lakesql/ddl"
+	"github.com/lakesql/lakesql/engine/jobs"
+	"github.com/lakesql/lakesql/engine/rewrite"
 	"github.com/lakesql/lakesql/provider"
 )
 
@@ -56,6 +59,15 @@ type Config struct {
 	Logger *slog.Logger
 	// NoAudit turns off the catalog's audit lines.
 	NoAudit bool
+	// RootPassword creates root on a server with Auth whose metastore has
+	// no users yet (cmd/lakesql reads it from LAKESQL_ROOT_PASSWORD).
+	RootPassword string
+	// CompactionMemory bounds, in bytes, what a CALL compaction holds in
+	// memory (0: maintenance.DefaultRAMMB MiB).
+	CompactionMemory int64
+	// Jobs says how materialized-view refreshes run and where alerts go
+	// (the zero value: an in-process pool, alerts on stdout).
+	Jobs jobs.Config
 }
 
 // Engine is lakesql's SQL engine: GMS over the catalog. It is safe for
@@ -70,10 +82,10 @@ type Engine struct {
 	close  []func() error
 	// created: Open created the configured workspace.
 	created bool
-	// jobs: materialized-view refresh queue and alerting (mv.go).
-	jobs *jobState
+	// jobs: materialized-view refresh queue and alerting.
+	jobs *jobs.Jobs
 	// hydrator fills deferred statistics in the background.
-	hydrator *hydrator
+	hydrator *jobs.Hydrator
 }
 
 // Open opens the stores named by cfg and assembles the engine.
@@ -113,9 +125,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	initVariables()
 	e.prov = provider.New(e.cat)
 	registerProcedures(e)
-	a := newAnalyzer(e.prov)
+	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress)).Build()
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
-	if err := setupUsers(ctx, e.gms, ms, cfg.Auth); err != nil {
+	if err := setupUsers(ctx, e.gms, ms, cfg.Auth, cfg.RootPassword); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -124,12 +136,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.
 	sql.GlobalParser = e.parser
-	e.hydrator = startHydrator(e)
-	e.close = append(e.close, e.hydrator.close)
-	if err := e.startMaterializedViews(ctx); err != nil {
+	e.hydrator = jobs.StartHydrator(e.cat, e.log)
+	e.close = append(e.close, e.hydrator.Close)
+	if e.jobs, err = jobs.Start(e.cat, cfg.Jobs, e.runJobByID, e.hydrator.AfterCommit); err != nil {
 		e.Close()
 		return nil, err
 	}
+	e.close = append(e.close, e.jobs.Close)
 	return e, nil
 }
 
@@ -224,13 +237,13 @@ func initVariables() {
 			Default: int8(0),
 		}})
 	}
-	if _, _, ok := sql.SystemVariables.GetGlobal(SysVarJoinBuildRows); !ok {
+	if _, _, ok := sql.SystemVariables.GetGlobal(rewrite.SysVarJoinBuildRows); !ok {
 		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    SysVarJoinBuildRows,
+			Name:    rewrite.SysVarJoinBuildRows,
 			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic: true,
-			Type:    types.NewSystemIntType(SysVarJoinBuildRows, 0, 1<<40, false),
-			Default: int64(defaultJoinBuildRows),
+			Type:    types.NewSystemIntType(rewrite.SysVarJoinBuildRows, 0, 1<<40, false),
+			Default: int64(rewrite.DefaultJoinBuildRows),
 		}})
 	}
 	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})

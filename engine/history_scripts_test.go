@@ -10,6 +10,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // historyScripts cover time travel, tags and rollback, metadata tables, the
@@ -262,11 +263,11 @@ func TestHistoryScripts(t *testing.T) {
 	for _, st := range historyScripts {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("embedded", func(t *testing.T) {
-				e := openEngine(t)
+				e := enginetest.Open(t)
 				runScript(t, st.name, embedded(t, e), st)
 			})
 			t.Run("wire", func(t *testing.T) {
-				e := openEngine(t)
+				e := enginetest.Open(t)
 				h, _ := serve(t, e, "")
 				runScript(t, st.name, wire(t, h), st)
 			})
@@ -295,7 +296,7 @@ func TestHistoryPartitionedMetadata(t *testing.T) {
 	for _, mode := range []string{"embedded", "wire"} {
 		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
-			e := openEngine(t)
+			e := enginetest.Open(t)
 			cat := e.Catalog()
 			if _, err := cat.CreateCollection(ctx, "main", "d", "root", catalogstore.CreateCollectionOptions{}); err != nil {
 				t.Fatal(err)
@@ -325,7 +326,7 @@ func TestHistoryPartitionedMetadata(t *testing.T) {
 func TestHistoryByTime(t *testing.T) {
 	for _, mode := range []string{"embedded", "wire"} {
 		t.Run(mode, func(t *testing.T) {
-			e := openEngine(t)
+			e := enginetest.Open(t)
 			run := embedded(t, e)
 			if mode == "wire" {
 				h, _ := serve(t, e, "")

@@ -12,6 +12,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestAddFilesDeferred_HydratedInBackground: CALL add_files with deferred
@@ -19,7 +20,7 @@ import (
 // never pruned), and the background hydrator turns its stats to provided.
 func TestAddFilesDeferred_HydratedInBackground(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	if err := conn.Exec(ctx, "CREATE DATABASE d; CREATE TABLE d.t (id BIGINT, name VARCHAR(10))"); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestAddFilesDeferred_HydratedInBackground(t *testing.T) {
 // pruned), and the hydrator's statistics-refresh commit fills the stats.
 func TestInsertDeferredStats(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	if err := conn.Exec(ctx, "CREATE DATABASE d; CREATE TABLE d.t (id BIGINT, name VARCHAR(10))"); err != nil {
 		t.Fatal(err)

@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -19,164 +15,39 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/lakesql/lakesql/catalogstore"
-	"github.com/lakesql/lakesql/catalogstore/alerts"
 	"github.com/lakesql/lakesql/ddl"
+	"github.com/lakesql/lakesql/engine/jobs"
 	"github.com/lakesql/lakesql/provider"
 )
 
-// Materialized views: the refresh runner, the job queue wiring and the
-// engine side of ddl.QuerySession.
-//
-// A user-created commit on a dataset with triggers fires them (the
-// catalog's after-commit hook): a jobs/{execution-id} document and one
-// Enqueue per target view on the engine's queue. The queue is chosen by
-// LAKESQL_JOBS:
-//
-//	inprocess (default)  a worker goroutine pool in this process
-//	inline               the refresh runs in the committing goroutine, after the commit (tests, scripts)
-//	http                 a Cloud-Tasks-style POST with a signed bearer token to `lakesql worker --listen`
-//	                     (LAKESQL_TASKS_URL, LAKESQL_TASKS_AUDIENCE, LAKESQL_TASKS_KEY_FILE, LAKESQL_TASKS_ISSUER)
-//	none                 jobs are written and left pending for `lakesql worker`
-//
-// LAKESQL_TRIGGER_MIN_INTERVAL (a Go duration, default 2s) coalesces
-// repeated fires; LAKESQL_JOBS_WORKERS sizes the in-process pool (default 2).
+// Materialized views: the refresh runner, the engine side of
+// ddl.QuerySession, and the engine's handles on its job machinery (package
+// jobs runs the queues; the refresh runs SQL, so it is here).
 
-// engines maps each engine's catalog to the engine, so sessions (which hold
-// the catalog) reach the engine that runs their SQL.
-var engines sync.Map // *catalogstore.Catalog → *Engine
-
-func engineOf(cat *catalogstore.Catalog) (*Engine, error) {
-	if v, ok := engines.Load(cat); ok {
-		return v.(*Engine), nil
-	}
-	return nil, fmt.Errorf("lakesql: no engine runs this catalog")
-}
-
-// jobState is the engine's job machinery.
-type jobState struct {
-	queue    atomic.Value // queueBox
-	pool     *InProcessQueue
-	fire     catalogstore.FireOptions
-	alerter  *alerts.Reporter
-	alertFn  atomic.Value // func(context.Context, error)
-	closeOne sync.Once
-}
-
-type queueBox struct{ q catalogstore.Queue }
-
-// currentQueue is the queue the firing path uses; it follows SetJobQueue.
-type currentQueue struct{ js *jobState }
-
-func (c currentQueue) Enqueue(ctx context.Context, job *catalogstore.Job) error {
-	b, _ := c.js.queue.Load().(queueBox)
-	if b.q == nil {
-		return errors.New("no job queue is configured")
-	}
-	return b.q.Enqueue(ctx, job)
-}
-
-// noQueue leaves jobs pending for `lakesql worker`.
-type noQueue struct{}
-
-func (noQueue) Enqueue(context.Context, *catalogstore.Job) error { return nil }
-
-// startMaterializedViews wires trigger firing and alerting into the
-// catalog and starts the configured job queue. Open calls it.
-func (e *Engine) startMaterializedViews(ctx context.Context) error {
-	js := &jobState{}
-	e.jobs = js
-	min := 2 * time.Second
-	if v := os.Getenv("LAKESQL_TRIGGER_MIN_INTERVAL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("LAKESQL_TRIGGER_MIN_INTERVAL: %w", err)
-		}
-		min = d
-	}
-	js.fire = catalogstore.FireOptions{MinInterval: min}
-	rep, err := alerts.FromEnv()
-	if err != nil {
-		return err
-	}
-	js.alerter = rep
-	js.alertFn.Store(rep.Report)
-	e.cat.SetHooks(catalogstore.Hooks{
-		AfterCommit: chainCommitHooks(e.cat.TriggerHook(currentQueue{js}, js.fire), e.hydrator.afterCommit),
-		Alert: func(ctx context.Context, err error) {
-			js.alertFn.Load().(func(context.Context, error))(ctx, err)
-		},
-	})
-	engines.Store(e.cat, e)
-	workers := 2
-	if v := os.Getenv("LAKESQL_JOBS_WORKERS"); v != "" {
-		if workers, err = strconv.Atoi(v); err != nil || workers < 1 {
-			return fmt.Errorf("LAKESQL_JOBS_WORKERS: %q is not a positive number", v)
-		}
-	}
-	switch mode := strings.ToLower(os.Getenv("LAKESQL_JOBS")); mode {
-	case "", "inprocess", "in-process":
-		js.pool = NewInProcessQueue(workers, e.runJobByID)
-		e.SetJobQueue(js.pool)
-	case "inline":
-		e.SetJobQueue(InlineQueue(e.runJobByID))
-	case "none":
-		e.SetJobQueue(noQueue{})
-	case "http":
-		q, err := HTTPTaskQueueFromEnv()
-		if err != nil {
-			return err
-		}
-		e.SetJobQueue(q)
-	default:
-		return fmt.Errorf("LAKESQL_JOBS=%q: use inprocess, inline, http or none", mode)
-	}
-	e.close = append(e.close, func() error { e.stopJobs(); return nil })
-	return nil
-}
-
-// stopJobs stops the in-process pool (waiting for running refreshes) and
-// flushes the alert sinks.
-func (e *Engine) stopJobs() {
-	js := e.jobs
-	js.closeOne.Do(func() {
-		if js.pool != nil {
-			js.pool.Close()
-		}
-		js.alerter.Close()
-		engines.Delete(e.cat)
-	})
-}
-
-// SetJobQueue replaces the queue refresh jobs go to (an *InProcessQueue,
-// InlineQueue, *HTTPTaskQueue or any catalogstore.Queue).
-func (e *Engine) SetJobQueue(q catalogstore.Queue) { e.jobs.queue.Store(queueBox{q}) }
+// SetJobQueue replaces the queue refresh jobs go to (a
+// *jobs.InProcessQueue, jobs.InlineQueue, *jobs.HTTPTaskQueue or any
+// catalogstore.Queue).
+func (e *Engine) SetJobQueue(q catalogstore.Queue) { e.jobs.SetQueue(q) }
 
 // UseInlineJobs makes refreshes run in the committing goroutine, right
 // after the commit that fired them (deterministic: tests and scripts).
-func (e *Engine) UseInlineJobs() { e.SetJobQueue(InlineQueue(e.runJobByID)) }
+func (e *Engine) UseInlineJobs() { e.SetJobQueue(jobs.InlineQueue(e.runJobByID)) }
 
 // JobQueue returns the queue refresh jobs go to.
-func (e *Engine) JobQueue() catalogstore.Queue {
-	b, _ := e.jobs.queue.Load().(queueBox)
-	return b.q
-}
+func (e *Engine) JobQueue() catalogstore.Queue { return e.jobs.Queue() }
 
 // SetAlertHook replaces where alerts go (default: the sinks of
-// LAKESQL_ALERTS_SINK). Tests use it to see alerts.
-func (e *Engine) SetAlertHook(fn func(ctx context.Context, err error)) {
-	if fn == nil {
-		fn = e.jobs.alerter.Report
-	}
-	e.jobs.alertFn.Store(fn)
-}
+// Config.Jobs.Alerts). Tests use it to see alerts.
+func (e *Engine) SetAlertHook(fn func(ctx context.Context, err error)) { e.jobs.SetAlertHook(fn) }
 
 // WaitForJobs waits until the in-process pool has no queued or running
 // job, or ctx ends.
-func (e *Engine) WaitForJobs(ctx context.Context) error {
-	if q, ok := e.JobQueue().(*InProcessQueue); ok {
-		return q.Wait(ctx)
-	}
-	return nil
+func (e *Engine) WaitForJobs(ctx context.Context) error { return e.jobs.Wait(ctx) }
+
+// NewWorker returns the HTTP task target of `lakesql worker --listen`,
+// running this engine's jobs.
+func (e *Engine) NewWorker(v *jobs.TokenVerifier) *jobs.Worker {
+	return jobs.NewWorker(e.cat, e.RunJob, v, e.log)
 }
 
 // RunJob runs one refresh job: it claims it (pending → running, so one
@@ -234,19 +105,12 @@ func (e *Engine) DrainJobs(ctx context.Context) (int, error) {
 // RefreshMaterializedView implements ddl.QuerySession: a manual refresh as
 // the session's user.
 func (s *Session) RefreshMaterializedView(ctx *sql.Context, id catalogstore.Ident) (*catalogstore.Refresh, error) {
-	e, err := engineOf(s.cat)
-	if err != nil {
-		return nil, err
-	}
-	return e.refreshAs(ctx, id, s.Client(), "manual", catalogstore.NewExecutionID())
+	return s.e.refreshAs(ctx, id, s.Client(), "manual", catalogstore.NewExecutionID())
 }
 
 // PlanSources implements ddl.QuerySession.
 func (s *Session) PlanSources(ctx *sql.Context, query string) ([]catalogstore.Ident, error) {
-	e, err := engineOf(s.cat)
-	if err != nil {
-		return nil, err
-	}
+	e := s.e
 	sub := e.subSession(s.Client(), s.CurrentWorkspace(), ctx.GetCurrentDatabase())
 	defer e.gms.CloseSession(sub.ID())
 	tables, err := e.planSelect(e.queryContext(ctx, sub, query), query)
@@ -264,10 +128,7 @@ func (s *Session) PlanSources(ctx *sql.Context, query string) ([]catalogstore.Id
 
 // RunSQL implements ddl.QuerySession.
 func (s *Session) RunSQL(ctx *sql.Context, query string) error {
-	e, err := engineOf(s.cat)
-	if err != nil {
-		return err
-	}
+	e := s.e
 	sub := e.subSession(s.Client(), s.CurrentWorkspace(), ctx.GetCurrentDatabase())
 	defer e.gms.CloseSession(sub.ID())
 	sctx := e.queryContext(ctx, sub, query)
@@ -305,7 +166,7 @@ func (e *Engine) subSession(client sql.Client, ws, db string) *Session {
 		client.Address = "localhost"
 	}
 	base := sql.NewBaseSessionWithClientServer("lakesql", client, connIDs.Add(1))
-	s := newSession(base, e.cat, ws)
+	s := newSession(base, e, ws)
 	if db != "" {
 		s.BaseSession.SetCurrentDatabase(db)
 	}

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // mvScripts exercise materialized views, triggers and the workspace guards
@@ -193,12 +195,12 @@ func TestMVScripts(t *testing.T) {
 	for _, st := range mvScripts {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("embedded", func(t *testing.T) {
-				e := openEngine(t)
+				e := enginetest.Open(t)
 				e.UseInlineJobs()
 				runScript(t, st.name, embedded(t, e), st)
 			})
 			t.Run("wire", func(t *testing.T) {
-				e := openEngine(t)
+				e := enginetest.Open(t)
 				e.UseInlineJobs()
 				h, _ := serve(t, e, "")
 				runScript(t, st.name, wire(t, h), st)

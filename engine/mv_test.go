@@ -18,9 +18,11 @@ import (
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/lakesql/lakesql/alerts"
 	"github.com/lakesql/lakesql/catalogstore"
-	"github.com/lakesql/lakesql/catalogstore/alerts"
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
+	"github.com/lakesql/lakesql/engine/jobs"
 )
 
 func openEngineAt(t *testing.T, warehouse string) *engine.Engine {
@@ -103,7 +105,7 @@ var mainD = func(name string) catalogstore.Ident {
 }
 
 func TestMV_ShowStatements(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	e.UseInlineJobs()
 	run := embedded(t, e)
 	mustRun(t, run, "CREATE DATABASE d", "USE d", "CREATE TABLE src (k INT)", "INSERT INTO src VALUES (1)",
@@ -148,7 +150,7 @@ func TestMV_ShowStatements(t *testing.T) {
 // TestMV_InProcessQueue: the embedded default refreshes on a worker
 // goroutine; the refresh shows as a job, a status and a refresh record.
 func TestMV_InProcessQueue(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	run := embedded(t, e)
 	mustRun(t, run, "CREATE DATABASE d", "USE d", "CREATE TABLE src (k INT)", "INSERT INTO src VALUES (1)",
 		"CREATE MATERIALIZED VIEW mv AS SELECT COUNT(*) AS n FROM src", "INSERT INTO src VALUES (2), (3)")
@@ -199,7 +201,7 @@ func (failQueue) Enqueue(context.Context, *catalogstore.Job) error {
 // TestMV_EnqueueFailureNeverFailsCommit: the commit lands; the job is
 // failed, the trigger says fire_failed, and an alert is raised.
 func TestMV_EnqueueFailureNeverFailsCommit(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	al := captureAlerts(e)
 	run := embedded(t, e)
 	mustRun(t, run, "CREATE DATABASE d", "USE d", "CREATE TABLE src (k INT)",
@@ -227,7 +229,7 @@ func TestMV_EnqueueFailureNeverFailsCommit(t *testing.T) {
 // with rights read when it runs; without INSERT on the view it is denied,
 // visibly.
 func TestMV_DeniedRefresh(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	e.UseInlineJobs()
 	al := captureAlerts(e)
 	root := embedded(t, e)
@@ -286,7 +288,7 @@ func TestMV_DeniedRefresh(t *testing.T) {
 // turns egress protection back on: the next fire is blocked, visibly, and
 // the commit that fired it is untouched.
 func TestMV_EgressBlockedRefresh(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	e.UseInlineJobs()
 	al := captureAlerts(e)
 	run := embedded(t, e)
@@ -335,7 +337,7 @@ func embeddedErr(run runner, q string) error {
 // TestMV_RefreshesTable: `mv$refreshes`, through the provider's constructor
 // (and through SQL once the metadata tables resolve kind "refreshes").
 func TestMV_RefreshesTable(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	e.UseInlineJobs()
 	run := embedded(t, e)
 	mustRun(t, run, "CREATE DATABASE d", "USE d", "CREATE TABLE src (k INT)", "INSERT INTO src VALUES (1)",
@@ -370,14 +372,14 @@ func TestMV_RefreshesTable(t *testing.T) {
 
 // signer returns a task queue to url with a fresh key, and the verifier
 // of the worker that trusts it.
-func signer(t *testing.T, url, aud string) (*engine.HTTPTaskQueue, *engine.TokenVerifier) {
+func signer(t *testing.T, url, aud string) (*jobs.HTTPTaskQueue, *jobs.TokenVerifier) {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := &engine.HTTPTaskQueue{URL: url, Audience: aud, Issuer: "lakesql-test", Key: key}
-	v := &engine.TokenVerifier{Audience: aud, Keys: engine.StaticKeys(&key.PublicKey)}
+	q := &jobs.HTTPTaskQueue{URL: url, Audience: aud, Issuer: "lakesql-test", Key: key}
+	v := &jobs.TokenVerifier{Audience: aud, Keys: jobs.StaticKeys(&key.PublicKey)}
 	return q, v
 }
 
@@ -390,7 +392,7 @@ func TestMV_HTTPWorker(t *testing.T) {
 	front := openEngineAt(t, wh)
 	back := openEngineAt(t, wh)
 	back.SetJobQueue(nopQueue{})
-	var wk *engine.Worker
+	var wk *jobs.Worker
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { wk.ServeHTTP(w, r) }))
 	defer srv.Close()
 	q, v := signer(t, srv.URL+"/tasks", "https://worker.lakesql.test")
@@ -437,7 +439,7 @@ func TestMV_HTTPWorker(t *testing.T) {
 // TestWorker_Tokens: the worker answers 401 without a valid token (none,
 // forged, expired, garbage) and 403 for another audience.
 func TestWorker_Tokens(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	q, v := signer(t, "", "aud-1")
 	wk := e.NewWorker(v)
 	srv := httptest.NewServer(wk)

@@ -18,6 +18,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestPushdown_FilesWithoutStats: files written by another writer with
@@ -29,7 +30,7 @@ import (
 // there.
 func TestPushdown_FilesWithoutStats(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -131,7 +132,7 @@ func TestPushdown_FilesWithoutStats(t *testing.T) {
 			where, slowWhere = " WHERE "+c.where, " WHERE ("+c.where+") AND "+slow
 		}
 		fast := "SELECT " + c.sel + from + where + " " + c.tail
-		plan := explain(t, conn, fast)
+		plan := enginetest.Explain(t, conn, fast)
 		found := false
 		for _, n := range strings.Split(c.node, "|") {
 			found = found || strings.Contains(plan, n)
@@ -140,7 +141,7 @@ func TestPushdown_FilesWithoutStats(t *testing.T) {
 			t.Errorf("%s: no %s in the plan:\n%s", fast, c.node, plan)
 		}
 		ordered := strings.Contains(c.tail, "ORDER BY")
-		if got, want := typed(t, conn, fast, ordered), typed(t, conn, "SELECT "+c.sel+from+slowWhere+" "+c.tail, ordered); got != want {
+		if got, want := enginetest.Typed(t, conn, fast, ordered), enginetest.Typed(t, conn, "SELECT "+c.sel+from+slowWhere+" "+c.tail, ordered); got != want {
 			t.Errorf("%s\npushed down:\n%s\nrow path:\n%s", fast, got, want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestPagePruning_SameRows: point and range queries on sorted columns of
@@ -13,7 +15,7 @@ import (
 // wrapped in an expression): rows, aggregates and LIMIT.
 func TestPagePruning_SameRows(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -52,19 +54,19 @@ func TestPagePruning_SameRows(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, sel := range []string{"*", "COUNT(*), SUM(n), MIN(dc), MAX(s)"} {
-			got := typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.pruned, false)
-			want := typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.unpruned, false)
+			got := enginetest.Typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.pruned, false)
+			want := enginetest.Typed(t, conn, "SELECT "+sel+" FROM t WHERE "+c.unpruned, false)
 			if got != want {
 				t.Errorf("SELECT %s WHERE %s:\n%s\nwant (%s):\n%s", sel, c.pruned, got, c.unpruned, want)
 			}
 		}
-		got := typed(t, conn, "SELECT k, s FROM t WHERE "+c.pruned+" LIMIT 3", true)
-		want := typed(t, conn, "SELECT k, s FROM t WHERE "+c.unpruned+" LIMIT 3", true)
+		got := enginetest.Typed(t, conn, "SELECT k, s FROM t WHERE "+c.pruned+" LIMIT 3", true)
+		want := enginetest.Typed(t, conn, "SELECT k, s FROM t WHERE "+c.unpruned+" LIMIT 3", true)
 		if got != want {
 			t.Errorf("LIMIT 3 WHERE %s:\n%s\nwant:\n%s", c.pruned, got, want)
 		}
 	}
-	if got := typed(t, conn, "SELECT k FROM t WHERE k BETWEEN 5000 AND 5002", false); got != "int64:5000\nint64:5001\nint64:5002" {
+	if got := enginetest.Typed(t, conn, "SELECT k FROM t WHERE k BETWEEN 5000 AND 5002", false); got != "int64:5000\nint64:5001\nint64:5002" {
 		t.Fatalf("point range: %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/partition"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // partitionDDLScripts cover CREATE TABLE ... PARTITIONED BY, ALTER TABLE
@@ -111,10 +112,10 @@ func TestPartitionDDLScripts(t *testing.T) {
 	for _, st := range partitionDDLScripts {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("embedded", func(t *testing.T) {
-				runScript(t, st.name, embedded(t, openEngine(t)), st)
+				runScript(t, st.name, embedded(t, enginetest.Open(t)), st)
 			})
 			t.Run("wire", func(t *testing.T) {
-				e := openEngine(t)
+				e := enginetest.Open(t)
 				h, _ := serve(t, e, "")
 				runScript(t, st.name, wire(t, h), st)
 			})
@@ -127,7 +128,7 @@ func TestPartitionDDLScripts(t *testing.T) {
 // ids appended to Specs.
 func TestPartitionDDLSpecs(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	defer conn.Close()
 	for _, q := range []string{

@@ -8,6 +8,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestPartitionedInsert: one INSERT spanning 3 months × 2 teams writes 6
@@ -15,7 +16,7 @@ import (
 // queries prune by partition values without changing results.
 func TestPartitionedInsert(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	cat := e.Catalog()
 	if _, err := cat.CreateCollection(ctx, "main", "d", "root", catalogstore.CreateCollectionOptions{}); err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestPartitionedInsert(t *testing.T) {
 // re-prepare conflict) and nothing of the transaction is committed.
 func TestPartitionedInsert_SpecChangedBeforeCommit(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	a, b := e.Connect("root"), e.Connect("root")
 	if err := a.Exec(ctx, "CREATE DATABASE d; CREATE TABLE d.t (k BIGINT, v VARCHAR(10)) PARTITIONED BY (k)"); err != nil {
 		t.Fatal(err)

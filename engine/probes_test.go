@@ -3,12 +3,14 @@ package engine_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestClientProbes replays over the wire what real clients send on connect
 // and while browsing schemas, and checks each answer.
 func TestClientProbes(t *testing.T) {
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	h, _ := serve(t, e, "")
 	run := wire(t, h)
 	for _, q := range []string{

@@ -248,7 +248,7 @@ func procCompactRuleDry(ctx *sql.Context, table, rule string, dryRun bool) (sql.
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
-	res, err := maintenance.Compact(ctx, env.cat, ds, maintenance.Config{Strategy: strategy, DryRun: dryRun, Author: env.sess.Author()})
+	res, err := maintenance.Compact(ctx, env.cat, ds, maintenance.Config{Strategy: strategy, DryRun: dryRun, Author: env.sess.Author(), MemoryBudget: env.sess.CompactionMemory()})
 	if err != nil {
 		return nil, maintErr(ctx, env, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/meta"
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // maintenanceScripts are the deterministic parts of the maintenance
@@ -115,10 +116,10 @@ func TestMaintenanceScripts(t *testing.T) {
 	for _, st := range maintenanceScripts {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("embedded", func(t *testing.T) {
-				runScript(t, st.name, embedded(t, openEngine(t)), st)
+				runScript(t, st.name, embedded(t, enginetest.Open(t)), st)
 			})
 			t.Run("wire", func(t *testing.T) {
-				h, _ := serve(t, openEngine(t), "")
+				h, _ := serve(t, enginetest.Open(t), "")
 				runScript(t, st.name, wire(t, h), st)
 			})
 		})
@@ -155,7 +156,7 @@ func TestProcCompact_FiresNoTrigger(t *testing.T) {
 			{query: "CALL verify('d.mv')", want: []string{"ok|info|NULL|NULL|2 snapshots, 2 manifests and 2 data files verified"}},
 		},
 	}
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	e.UseInlineJobs()
 	runScript(t, st.name, embedded(t, e), st)
 }
@@ -189,7 +190,7 @@ func dataset(t *testing.T, e *engine.Engine, name string) *catalogstore.Dataset 
 // same rows, history intact, a housekeeping snapshot.
 func TestProcCompact(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	defer conn.Close()
 	setup := "CREATE DATABASE d; CREATE TABLE d.t (a INT, b VARCHAR(10))"
@@ -346,7 +347,7 @@ func TestProcRemoveOrphanFiles(t *testing.T) {
 // TestProcVerify_Findings: a missing data file is a finding row.
 func TestProcVerify_Findings(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	defer conn.Close()
 	if err := conn.Exec(ctx, "CREATE DATABASE d; CREATE TABLE d.t (a INT); INSERT INTO d.t VALUES (1)"); err != nil {

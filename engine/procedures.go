@@ -37,7 +37,7 @@ func envOf(ctx *sql.Context) (*procEnv, error) {
 	if !ok {
 		return nil, fmt.Errorf("lakesql: procedures need a lakesql session, not %T", ctx.Session)
 	}
-	return &procEnv{sess: s, cat: s.cat}, nil
+	return &procEnv{sess: s, cat: s.e.cat}, nil
 }
 
 // table resolves a procedure's 'c.t' or 'ws.c.t' argument.

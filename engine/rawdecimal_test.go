@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestWidenedDecimalVectorised: a DECIMAL(9,2) column (stored
@@ -12,7 +14,7 @@ import (
 // equal the row path's answers.
 func TestWidenedDecimalVectorised(t *testing.T) {
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (g INT, v DECIMAL(9,2))",
@@ -31,10 +33,10 @@ func TestWidenedDecimalVectorised(t *testing.T) {
 		"SELECT g, MIN(v * 1), MAX(v - 1) FROM t WHERE v >= -0.01 GROUP BY g ORDER BY g",
 		"SELECT v, COUNT(*) FROM t WHERE v <> 7 GROUP BY v ORDER BY v",
 	} {
-		plan := render(t, conn, "EXPLAIN FORMAT=TREE "+q)
-		fast := render(t, conn, q)
+		plan := enginetest.Render(t, conn, "EXPLAIN FORMAT=TREE "+q)
+		fast := enginetest.Render(t, conn, q)
 		slowq := strings.Replace(q, "WHERE ", "WHERE (g IS NULL OR g + 0 = g) AND ", 1)
-		slow := render(t, conn, slowq)
+		slow := enginetest.Render(t, conn, slowq)
 		if fast != slow {
 			t.Errorf("%s:\n fast %s\n slow %s\n%s", q, fast, slow, plan)
 		}

@@ -13,6 +13,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // scriptTest is a ScriptTest in GMS's style: statements to set up, then
@@ -31,16 +32,6 @@ type check struct {
 	// the message. Empty: the query must succeed.
 	wantErr string
 	ordered bool // compare rows in order (otherwise sorted)
-}
-
-func openEngine(t *testing.T) *engine.Engine {
-	t.Helper()
-	e, err := engine.Open(context.Background(), engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
 }
 
 // serve starts the wire server on a free loopback port and returns a
@@ -204,11 +195,11 @@ func TestScripts(t *testing.T) {
 	for _, st := range scripts {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("embedded", func(t *testing.T) {
-				e := openEngine(t)
+				e := enginetest.Open(t)
 				runScript(t, st.name, embedded(t, e), st)
 			})
 			t.Run("wire", func(t *testing.T) {
-				e := openEngine(t)
+				e := enginetest.Open(t)
 				h, _ := serve(t, e, "")
 				runScript(t, st.name, wire(t, h), st)
 			})

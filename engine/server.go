@@ -63,7 +63,7 @@ func (e *Engine) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	base := sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)
-	return newSession(base, e.cat, e.cfg.Workspace), nil
+	return newSession(base, e, e.cfg.Workspace), nil
 }
 
 // Start serves until Close. It blocks.

@@ -20,7 +20,9 @@ import (
 // of each statement under autocommit or at COMMIT.
 type Session struct {
 	*sql.BaseSession
-	cat    *catalogstore.Catalog
+	// e is the engine that runs the session's SQL (a refresh, the plan of
+	// a materialized view's query) and holds its catalog.
+	e      *Engine
 	mu     sync.Mutex
 	ws     string
 	writes *provider.WriteSet
@@ -33,12 +35,12 @@ var (
 	_ ddl.Session            = (*Session)(nil)
 )
 
-func newSession(base *sql.BaseSession, cat *catalogstore.Catalog, ws string) *Session {
-	return &Session{BaseSession: base, cat: cat, ws: ws, writes: provider.NewWriteSet()}
+func newSession(base *sql.BaseSession, e *Engine, ws string) *Session {
+	return &Session{BaseSession: base, e: e, ws: ws, writes: provider.NewWriteSet()}
 }
 
 // Catalog implements ddl.Session.
-func (s *Session) Catalog() *catalogstore.Catalog { return s.cat }
+func (s *Session) Catalog() *catalogstore.Catalog { return s.e.cat }
 
 // CurrentWorkspace implements provider.Session and ddl.Session.
 func (s *Session) CurrentWorkspace() string {
@@ -51,7 +53,7 @@ func (s *Session) CurrentWorkspace() string {
 // checking it exists (never creating it). The current database is cleared,
 // since it named a collection of the old workspace.
 func (s *Session) SetCurrentWorkspace(ctx context.Context, ws string) error {
-	if _, err := s.cat.Workspace(ctx, ws); err != nil {
+	if _, err := s.e.cat.Workspace(ctx, ws); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -72,6 +74,10 @@ func (s *Session) Author() string {
 	}
 	return "root"
 }
+
+// CompactionMemory is the memory budget of the compactions the session
+// runs (CALL compaction, OPTIMIZE TABLE): Config.CompactionMemory.
+func (s *Session) CompactionMemory() int64 { return s.e.cfg.CompactionMemory }
 
 // Writes implements provider.Session.
 func (s *Session) Writes() *provider.WriteSet { return s.writes }

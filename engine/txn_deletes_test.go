@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestTransaction_ReadsItsDeletes: inside a transaction, reads see its own
@@ -15,7 +16,7 @@ import (
 // transaction is never committed.
 func TestTransaction_ReadsItsDeletes(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	exec := func(qs ...string) {
 		t.Helper()
@@ -27,7 +28,7 @@ func TestTransaction_ReadsItsDeletes(t *testing.T) {
 	}
 	check := func(q, want string) {
 		t.Helper()
-		if got := render(t, conn, q); got != want {
+		if got := enginetest.Render(t, conn, q); got != want {
 			t.Errorf("%s:\n got %q\nwant %q", q, got, want)
 		}
 	}
@@ -74,7 +75,7 @@ func TestTransaction_ReadsItsDeletes(t *testing.T) {
 	exec("BEGIN", "INSERT INTO t SELECT 1000 + a.i * 600 + b.i, (a.i + b.i) % 3 FROM n a, n b WHERE a.i < 440",
 		"DELETE FROM t WHERE (v = 0 AND k >= 1000) OR k = 3")
 	check("SELECT COUNT(*), MIN(k) FROM t WHERE k < 1000", "3|1")
-	want := render(t, conn, "SELECT COUNT(*), SUM(v) FROM t WHERE k >= 1000")
+	want := enginetest.Render(t, conn, "SELECT COUNT(*), SUM(v) FROM t WHERE k >= 1000")
 	exec("COMMIT")
 	check("SELECT COUNT(*), SUM(v) FROM t WHERE k >= 1000", want)
 	check("SELECT COUNT(*) FROM t WHERE k >= 1000 AND v = 0", "0")

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -18,10 +17,6 @@ import (
 // serialised by GMS, in the metastore. "$system" cannot be a workspace
 // name, so the document never collides with a workspace.
 const usersDoc = "$system/mysql-users"
-
-// RootPasswordEnv bootstraps the root account of a server started with
-// Auth when the metastore holds no users yet.
-const RootPasswordEnv = "LAKESQL_ROOT_PASSWORD"
 
 // metaPersister persists GMS's user database into the metastore, so every
 // replica sharing the metastore sees CREATE USER and GRANT.
@@ -36,8 +31,8 @@ func (p metaPersister) Persist(ctx *sql.Context, data []byte) error {
 // setupUsers loads persisted users and decides who may connect: without
 // Auth, root without a password (the embedded default, which serves on
 // loopback only); with Auth, the persisted users, bootstrapped with root
-// and $LAKESQL_ROOT_PASSWORD the first time.
-func setupUsers(ctx context.Context, gms *sqle.Engine, m meta.Store, auth bool) error {
+// and Config.RootPassword (LAKESQL_ROOT_PASSWORD) the first time.
+func setupUsers(ctx context.Context, gms *sqle.Engine, m meta.Store, auth bool, rootPassword string) error {
 	db := gms.Analyzer.Catalog.MySQLDb
 	sctx := sql.NewContext(ctx)
 	doc, err := m.Get(ctx, usersDoc)
@@ -68,9 +63,9 @@ func setupUsers(ctx context.Context, gms *sqle.Engine, m meta.Store, auth bool) 
 	if hasUsers {
 		return nil
 	}
-	pw := os.Getenv(RootPasswordEnv)
+	pw := rootPassword
 	if pw == "" {
-		return fmt.Errorf("auth is on and the metastore has no users: set %s to create root", RootPasswordEnv)
+		return errors.New("auth is on and the metastore has no users: set LAKESQL_ROOT_PASSWORD to create root")
 	}
 	ed := db.Editor()
 	defer ed.Close()

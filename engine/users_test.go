@@ -42,13 +42,12 @@ func dial(t *testing.T, addr, user, pass string) *sql.DB {
 }
 
 // TestAuth_UsersPersistInTheMetastore: with Auth, root is bootstrapped
-// from the environment, users created with CREATE USER survive a restart,
+// from Config.RootPassword, users created with CREATE USER survive a restart,
 // and a wrong password is refused.
 func TestAuth_UsersPersistInTheMetastore(t *testing.T) {
-	t.Setenv(engine.RootPasswordEnv, "s3cret")
 	wh := t.TempDir()
 	open := func() *engine.Engine {
-		e, err := engine.Open(context.Background(), engine.Config{Warehouse: wh, CreateDefaultWorkspace: true, NoAudit: true, Auth: true})
+		e, err := engine.Open(context.Background(), engine.Config{Warehouse: wh, CreateDefaultWorkspace: true, NoAudit: true, Auth: true, RootPassword: "s3cret"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,12 +28,9 @@ const (
 	MaxSizeBytes    int64 = 4<<30 + (1<<30)/10 // 4.1 GiB
 )
 
-// RAMEnv names the environment variable holding compaction's memory
-// budget in MiB; DefaultRAMMB applies when it is unset.
-const (
-	RAMEnv       = "LAKESQL_COMPACTION_RAM_MB"
-	DefaultRAMMB = 16384
-)
+// DefaultRAMMB is compaction's memory budget in MiB when the caller sets
+// none (cmd/lakesql reads LAKESQL_COMPACTION_RAM_MB into it).
+const DefaultRAMMB = 16384
 
 // Strategy is a compaction rule.
 type Strategy string
@@ -91,7 +87,7 @@ type Progress struct {
 }
 
 // Config tunes Compact. The zero value compacts with the package's sizes,
-// the automatic rule and a memory budget from RAMEnv.
+// the automatic rule and a memory budget of DefaultRAMMB.
 type Config struct {
 	Strategy Strategy
 	// DryRun plans without writing anything.
@@ -102,8 +98,8 @@ type Config struct {
 	// Sizes in bytes of the uncompressed estimate; 0 uses the package
 	// constants.
 	TargetSize, MinSize, MaxSize int64
-	// MemoryBudget in bytes bounds what a pass holds in memory; 0 reads
-	// RAMEnv (MiB), default DefaultRAMMB.
+	// MemoryBudget in bytes bounds what a pass holds in memory; 0 means
+	// DefaultRAMMB MiB.
 	MemoryBudget int64
 	// RowGroupRows of the output files (datafile default if 0).
 	RowGroupRows int64
@@ -132,15 +128,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: compaction sizes need min (%d) <= target (%d) <= max (%d)", catalogstore.ErrBadValue, c.MinSize, c.TargetSize, c.MaxSize)
 	}
 	if c.MemoryBudget <= 0 {
-		mb := int64(DefaultRAMMB)
-		if v := strings.TrimSpace(os.Getenv(RAMEnv)); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 {
-				return c, fmt.Errorf("%w: %s=%q must be a positive number of MiB", catalogstore.ErrBadValue, RAMEnv, v)
-			}
-			mb = n
-		}
-		c.MemoryBudget = mb << 20
+		c.MemoryBudget = DefaultRAMMB << 20
 	}
 	if c.Author == "" {
 		c.Author = "maintenance"

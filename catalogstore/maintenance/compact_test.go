@@ -461,13 +461,11 @@ func TestCompact_BadInputAndHeldLease(t *testing.T) {
 	if s, err := ParseStrategy("performance"); err != nil || s != StrategySortAware {
 		t.Fatalf("performance = %v, %v", s, err)
 	}
-	t.Setenv(RAMEnv, "lots")
-	if _, err := Compact(ctx, e.cat, ds, Config{}); !errors.Is(err, catalogstore.ErrBadValue) || !strings.Contains(err.Error(), RAMEnv) {
-		t.Fatalf("bad %s = %v", RAMEnv, err)
+	if c, err := (Config{}).withDefaults(); err != nil || c.MemoryBudget != DefaultRAMMB<<20 {
+		t.Fatalf("default budget: %d, %v", c.MemoryBudget, err)
 	}
-	t.Setenv(RAMEnv, "2")
-	if c, err := (Config{}).withDefaults(); err != nil || c.MemoryBudget != 2<<20 {
-		t.Fatalf("budget from %s: %d, %v", RAMEnv, c.MemoryBudget, err)
+	if c, err := (Config{MemoryBudget: 2 << 20}).withDefaults(); err != nil || c.MemoryBudget != 2<<20 {
+		t.Fatalf("given budget: %d, %v", c.MemoryBudget, err)
 	}
 	if _, err := Compact(ctx, e.cat, ds, Config{MinSize: 10, TargetSize: 5, MaxSize: 20}); !errors.Is(err, catalogstore.ErrBadValue) {
 		t.Fatalf("min > target = %v", err)

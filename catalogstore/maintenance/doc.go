@@ -22,7 +22,7 @@
 //     neighbours, as sorted files with disjoint ranges); automatic choice by
 //     the dataset's sort order. Sizes compare uncompressed estimates against
 //     TargetSizeBytes / MinSizeBytes / MaxSizeBytes (Config overrides them);
-//     the memory budget comes from LAKESQL_COMPACTION_RAM_MB. Outputs keep
+//     the memory budget is Config.MemoryBudget (the binary: LAKESQL_COMPACTION_RAM_MB). Outputs keep
 //     their partition; the commit is operation=compact, not user-created,
 //     only if rows balance, and is re-based over concurrent appends.
 //     The delete_debt rule is answered with ErrNoDeleteDebt (below).

@@ -47,7 +47,7 @@ func newCompactCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			var bar *progressbar.ProgressBar
-			cfg := maintenance.Config{Strategy: strategy, DryRun: dryRun, Author: g.user,
+			cfg := maintenance.Config{Strategy: strategy, DryRun: dryRun, Author: g.user, MemoryBudget: g.env.compactionMemory,
 				Progress: func(p maintenance.Progress) { bar = showProgress(bar, stderr, p) }}
 			res, err := maintenance.Compact(ctx, e.Catalog(), ds, cfg)
 			if bar != nil {

@@ -26,6 +26,8 @@ type globalFlags struct {
 	logLevel  string
 	auth      bool
 	readOnly  bool
+	// env is what open read from the environment.
+	env envSettings
 }
 
 func (g *globalFlags) register(cmd *cobra.Command) {
@@ -47,10 +49,16 @@ func (g *globalFlags) open(ctx context.Context, stderr io.Writer) (*engine.Engin
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	env, err := readEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	g.env = env
 	cfg := engine.Config{
 		Warehouse: g.warehouse, Workspace: g.workspace, Metastore: g.metastore, Storage: g.storage,
 		CreateDefaultWorkspace: g.workspace == "", Logger: logger, NoAudit: lvl > slog.LevelInfo,
 		Auth: g.auth, ReadOnly: g.readOnly,
+		RootPassword: env.rootPassword, CompactionMemory: env.compactionMemory, Jobs: env.jobs,
 	}
 	e, err := engine.Open(ctx, cfg)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/jobs"
 )
 
 func newWorkerCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
@@ -37,7 +38,7 @@ The refresh runs as the author of the commit that fired it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			var verifier *engine.TokenVerifier
+			var verifier *jobs.TokenVerifier
 			if listen != "" {
 				v, err := workerVerifier(audience, issuer, publicKey, jwks)
 				if err != nil {
@@ -67,11 +68,11 @@ The refresh runs as the author of the commit that fired it.`,
 	return cmd
 }
 
-func workerVerifier(audience, issuer, publicKey, jwks string) (*engine.TokenVerifier, error) {
+func workerVerifier(audience, issuer, publicKey, jwks string) (*jobs.TokenVerifier, error) {
 	if audience == "" {
 		return nil, errors.New("worker --listen needs --audience (or LAKESQL_TASKS_AUDIENCE)")
 	}
-	v := &engine.TokenVerifier{Audience: audience, Issuer: issuer}
+	v := &jobs.TokenVerifier{Audience: audience, Issuer: issuer}
 	switch {
 	case publicKey != "" && jwks != "":
 		return nil, errors.New("worker: give --public-key or --jwks, not both")
@@ -81,19 +82,19 @@ func workerVerifier(audience, issuer, publicKey, jwks string) (*engine.TokenVeri
 			return nil, fmt.Errorf("--public-key: %w", err)
 		}
 		var k *rsa.PublicKey
-		if k, err = engine.PublicKeyFromPEM(b); err != nil {
+		if k, err = jobs.PublicKeyFromPEM(b); err != nil {
 			return nil, fmt.Errorf("--public-key %s: %w", publicKey, err)
 		}
-		v.Keys = engine.StaticKeys(k)
+		v.Keys = jobs.StaticKeys(k)
 	case jwks != "":
-		v.Keys = engine.JWKSKeys(jwks, nil)
+		v.Keys = jobs.JWKSKeys(jwks, nil)
 	default:
 		return nil, errors.New("worker --listen needs --public-key or --jwks to verify task tokens")
 	}
 	return v, nil
 }
 
-func serveWorker(ctx context.Context, e *engine.Engine, v *engine.TokenVerifier, addr string, stderr io.Writer) error {
+func serveWorker(ctx context.Context, e *engine.Engine, v *jobs.TokenVerifier, addr string, stderr io.Writer) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("worker: listen on %s: %w", addr, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/jobs"
 )
 
 // TestWorker_DrainsPendingJobs: with no queue (LAKESQL_JOBS=none) a commit
@@ -87,7 +88,7 @@ func TestWorker_Listen(t *testing.T) {
 		done <- run(ctx, []string{"--warehouse", wh, "worker", "--listen", addr, "--audience", "https://w.test", "--public-key", pub},
 			strings.NewReader(""), &bytes.Buffer{}, &errb)
 	}()
-	q := &engine.HTTPTaskQueue{URL: "http://" + addr + "/", Audience: "https://w.test", Issuer: "t", Key: key}
+	q := &jobs.HTTPTaskQueue{URL: "http://" + addr + "/", Audience: "https://w.test", Issuer: "t", Key: key}
 	var postErr error
 	for i := 0; i < 200; i++ {
 		if postErr = q.Enqueue(context.Background(), &pending[0]); postErr == nil || !strings.Contains(postErr.Error(), "refused") {

@@ -89,7 +89,7 @@ func parseURI(uri string) (bucket, prefix string, err error) {
 		return bad("empty prefix segment")
 	}
 	if p != "" {
-		if why := keyProblem(p); why != "" {
+		if why := blob.KeyProblem(p); why != "" {
 			return bad("prefix: " + why)
 		}
 		p += "/"
@@ -119,7 +119,7 @@ func bucketProblem(b string) string {
 
 // object returns the handle of key, or a blob.ErrBadKey error.
 func (s *Store) object(key string) (*storage.ObjectHandle, error) {
-	if err := checkKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return nil, err
 	}
 	return s.bucket.Object(s.prefix + key), nil
@@ -284,7 +284,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]blob.Info, error) {
 			return nil, fmt.Errorf("list %q: %w", prefix, err)
 		}
 		key, ok := strings.CutPrefix(a.Name, s.prefix)
-		if !ok || checkKey(key) != nil {
+		if !ok || blob.CheckKey(key) != nil {
 			continue
 		}
 		out = append(out, blob.Info{Key: key, Size: a.Size, ModTime: a.Updated})

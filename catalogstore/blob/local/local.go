@@ -46,7 +46,7 @@ func Open(root string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open local store %s: %w", root, err)
 	}
-	s := &Store{root: abs, tmp: filepath.Join(abs, tmpDir)}
+	s := &Store{root: abs, tmp: filepath.Join(abs, blob.ReservedDir)}
 	if err := os.MkdirAll(s.tmp, 0o755); err != nil {
 		return nil, fmt.Errorf("open local store %s: %w", root, err)
 	}
@@ -70,7 +70,7 @@ func (s *Store) removeStaleTemps(cutoff time.Time) {
 
 // path returns the file that holds key, or a blob.ErrBadKey error.
 func (s *Store) path(key string) (string, error) {
-	if err := checkKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return "", err
 	}
 	return filepath.Join(s.root, filepath.FromSlash(key)), nil
@@ -318,7 +318,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]blob.Info, error) {
 		// Every key that matches has prefix[:i] as its leading segments; if
 		// those are not a valid key, no valid key matches.
 		dir := prefix[:i]
-		if checkKey(dir) != nil {
+		if blob.CheckKey(dir) != nil {
 			return nil, nil
 		}
 		start = filepath.Join(s.root, filepath.FromSlash(dir))
@@ -349,7 +349,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]blob.Info, error) {
 			}
 			return nil
 		}
-		if !strings.HasPrefix(key, prefix) || checkKey(key) != nil {
+		if !strings.HasPrefix(key, prefix) || blob.CheckKey(key) != nil {
 			return nil
 		}
 		fi, err := os.Stat(p) // follows a symbolic link, as Get does

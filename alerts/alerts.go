@@ -7,7 +7,7 @@
 // best-effort by a background worker, with a per-fingerprint cool-off so a
 // recurring failure does not flood them.
 //
-// Configuration (FromEnv):
+// Configuration (Settings; cmd/lakesql fills it from these variables):
 //
 //	LAKESQL_ALERTS_SINK         comma list of stdout, github, discord ("both" = stdout,github); stdout is always on
 //	LAKESQL_ALERTS_COMPONENT    the reporting job; prefixes titles, becomes a label and is SALTED INTO THE
@@ -108,21 +108,29 @@ func New(cfg Config) *Reporter {
 	return r
 }
 
-// FromEnv builds a reporter from the LAKESQL_ALERTS_* variables.
-func FromEnv() (*Reporter, error) {
-	cfg := Config{
-		Component:   os.Getenv("LAKESQL_ALERTS_COMPONENT"),
-		Environment: os.Getenv("LAKESQL_ALERTS_ENVIRONMENT"),
-	}
-	if v := os.Getenv("LAKESQL_ALERTS_COOLOFF"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("LAKESQL_ALERTS_COOLOFF: %w", err)
-		}
-		cfg.CoolOff = d
-	}
+// Settings is the alerting configuration as an operator writes it: the
+// sink names and each sink's options. cmd/lakesql fills it from the
+// LAKESQL_ALERTS_* variables (named in the errors, since that is where a
+// wrong value comes from); programs embedding lakesql fill it directly.
+type Settings struct {
+	// Sink is a comma list of stdout, github, discord ("both" = stdout,github).
+	Sink        string
+	Component   string
+	Environment string
+	// CoolOff is the remote sinks' per-fingerprint cool-off (0: 15 minutes).
+	CoolOff            time.Duration
+	GitHubToken        string
+	GitHubRepo         string // owner/name
+	GitHubAPI          string
+	DiscordWebhook     string
+	DiscordMinSeverity string
+}
+
+// FromSettings builds a reporter with the sinks s names.
+func FromSettings(s Settings) (*Reporter, error) {
+	cfg := Config{Component: s.Component, Environment: s.Environment, CoolOff: s.CoolOff}
 	seen := map[string]bool{}
-	for _, name := range strings.Split(os.Getenv("LAKESQL_ALERTS_SINK"), ",") {
+	for _, name := range strings.Split(s.Sink, ",") {
 		name = strings.ToLower(strings.TrimSpace(name))
 		names := []string{name}
 		if name == "both" {
@@ -135,17 +143,17 @@ func FromEnv() (*Reporter, error) {
 			seen[n] = true
 			switch n {
 			case "github":
-				s, err := GitHubFromEnv()
+				sink, err := s.gitHub()
 				if err != nil {
 					return nil, err
 				}
-				cfg.Remote = append(cfg.Remote, s)
+				cfg.Remote = append(cfg.Remote, sink)
 			case "discord":
-				s, err := DiscordFromEnv()
+				sink, err := s.discord()
 				if err != nil {
 					return nil, err
 				}
-				cfg.Remote = append(cfg.Remote, s)
+				cfg.Remote = append(cfg.Remote, sink)
 			default:
 				return nil, fmt.Errorf("LAKESQL_ALERTS_SINK: unknown sink %q (use stdout, github, discord)", n)
 			}

@@ -9,7 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
+
 	"strconv"
 	"strings"
 	"sync"
@@ -137,11 +137,9 @@ type GitHubSink struct {
 	once        sync.Once
 }
 
-// GitHubFromEnv configures the sink from LAKESQL_ALERTS_GITHUB_TOKEN,
-// LAKESQL_ALERTS_GITHUB_REPO and LAKESQL_ALERTS_GITHUB_API.
-func GitHubFromEnv() (*GitHubSink, error) {
-	s := &GitHubSink{Token: os.Getenv("LAKESQL_ALERTS_GITHUB_TOKEN"), Repo: os.Getenv("LAKESQL_ALERTS_GITHUB_REPO"),
-		API: os.Getenv("LAKESQL_ALERTS_GITHUB_API")}
+// gitHub configures the GitHub sink from the settings.
+func (set Settings) gitHub() (*GitHubSink, error) {
+	s := &GitHubSink{Token: set.GitHubToken, Repo: set.GitHubRepo, API: set.GitHubAPI}
 	if s.Token == "" || !strings.Contains(s.Repo, "/") {
 		return nil, errors.New("the github alert sink needs LAKESQL_ALERTS_GITHUB_TOKEN and LAKESQL_ALERTS_GITHUB_REPO (owner/name)")
 	}
@@ -238,10 +236,9 @@ type DiscordSink struct {
 	Client      *http.Client
 }
 
-// DiscordFromEnv configures the sink from LAKESQL_ALERTS_DISCORD_WEBHOOK
-// and LAKESQL_ALERTS_DISCORD_MIN_SEVERITY.
-func DiscordFromEnv() (*DiscordSink, error) {
-	s := &DiscordSink{Webhook: os.Getenv("LAKESQL_ALERTS_DISCORD_WEBHOOK"), MinSeverity: os.Getenv("LAKESQL_ALERTS_DISCORD_MIN_SEVERITY")}
+// discord configures the Discord sink from the settings.
+func (set Settings) discord() (*DiscordSink, error) {
+	s := &DiscordSink{Webhook: set.DiscordWebhook, MinSeverity: set.DiscordMinSeverity}
 	if s.Webhook == "" {
 		return nil, errors.New("the discord alert sink needs LAKESQL_ALERTS_DISCORD_WEBHOOK")
 	}

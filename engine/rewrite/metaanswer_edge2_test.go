@@ -1,8 +1,10 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestManifestAnswerStagedAliasPartitioned: the filtered manifest
@@ -10,7 +12,7 @@ import (
 // transaction with a staged INSERT equals the row path's.
 func TestManifestAnswerStagedAliasPartitioned(t *testing.T) {
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (k INT, v INT)",
@@ -25,9 +27,9 @@ func TestManifestAnswerStagedAliasPartitioned(t *testing.T) {
 	}
 	check := func(q, slowq string) {
 		t.Helper()
-		fast, slow := render(t, conn, q), render(t, conn, slowq)
+		fast, slow := enginetest.Render(t, conn, q), enginetest.Render(t, conn, slowq)
 		if fast != slow {
-			t.Errorf("%s:\n fast %s\n slow %s\n%s", q, fast, slow, render(t, conn, "EXPLAIN FORMAT=TREE "+q))
+			t.Errorf("%s:\n fast %s\n slow %s\n%s", q, fast, slow, enginetest.Render(t, conn, "EXPLAIN FORMAT=TREE "+q))
 		}
 	}
 	check("SELECT COUNT(*), MAX(a.v) FROM t a WHERE a.k >= 11", "SELECT COUNT(*), MAX(a.v) FROM t a WHERE a.k >= 11 AND (a.v IS NULL OR a.v IS NOT NULL)")
@@ -41,7 +43,7 @@ func TestManifestAnswerStagedAliasPartitioned(t *testing.T) {
 	}
 	check("SELECT COUNT(*), MAX(k) FROM t WHERE k >= 11", "SELECT COUNT(*), MAX(k) FROM t WHERE k >= 11 AND (v IS NULL OR v IS NOT NULL)")
 	check("SELECT COUNT(*), MAX(a.k) FROM t a WHERE a.k >= 11", "SELECT COUNT(*), MAX(a.k) FROM t a WHERE a.k >= 11 AND (a.v IS NULL OR a.v IS NOT NULL)")
-	if got := render(t, conn, "SELECT COUNT(*), MAX(k) FROM t WHERE k >= 11"); got != "3|13" {
+	if got := enginetest.Render(t, conn, "SELECT COUNT(*), MAX(k) FROM t WHERE k >= 11"); got != "3|13" {
 		t.Errorf("in the transaction: %s, want 3|13", got)
 	}
 }

@@ -1,4 +1,4 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // joinTables creates a fact table f (several data files) and dimension
@@ -17,7 +18,7 @@ import (
 func joinTables(t *testing.T) *engine.Conn {
 	t.Helper()
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE f (k INT, k2 BIGINT, g VARCHAR(20), v DECIMAL(12,2), x DOUBLE, i INT, dt DATE, ti TINYINT)",
@@ -116,7 +117,7 @@ func TestVectorJoin_MatchesRowPath(t *testing.T) {
 		}
 		fast := "SELECT " + c.sel + " FROM " + c.from + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM " + c.from + slowWhere + " " + c.tail
-		want := sameAsRowPath(t, conn, "VectorJoinAggregate", fast, slow, strings.Contains(c.tail, "ORDER BY"))
+		want := enginetest.SameAsRowPath(t, conn, "VectorJoinAggregate", fast, slow, strings.Contains(c.tail, "ORDER BY"))
 		if want == "" && !strings.Contains(c.where, "1000") {
 			t.Errorf("%s: no rows, the case tests nothing", slow)
 		}
@@ -134,10 +135,10 @@ func TestVectorJoin_Aliases(t *testing.T) {
 		{"SELECT e.name, COUNT(*) FROM e JOIN f ON f.k = e.dk GROUP BY e.name",
 			"SELECT e.name, COUNT(*) FROM e JOIN f ON f.k = e.dk WHERE (f.i IS NULL OR f.i IS NOT NULL OR e.name IS NULL) GROUP BY e.name"},
 	} {
-		if !strings.Contains(explain(t, conn, c.fast), "VectorJoinAggregate") {
+		if !strings.Contains(enginetest.Explain(t, conn, c.fast), "VectorJoinAggregate") {
 			t.Errorf("not vectorised: %s", c.fast)
 		}
-		if got, want := typed(t, conn, c.fast, false), typed(t, conn, c.slow, false); got != want {
+		if got, want := enginetest.Typed(t, conn, c.fast, false), enginetest.Typed(t, conn, c.slow, false); got != want {
 			t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", c.fast, got, want)
 		}
 	}
@@ -162,14 +163,14 @@ func TestVectorJoin_Refuses(t *testing.T) {
 		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.dk JOIN e ON e.dk = d.dk GROUP BY d.name",
 		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.dk WHERE f.k IN (SELECT dk FROM e) GROUP BY d.name",
 	} {
-		if strings.Contains(explain(t, conn, q), "VectorJoinAggregate") {
+		if strings.Contains(enginetest.Explain(t, conn, q), "VectorJoinAggregate") {
 			t.Errorf("vectorised: %s", q)
 		}
-		typed(t, conn, q, false) // answers
+		enginetest.Typed(t, conn, q, false) // answers
 	}
 	// Refused shapes answer as the row path does.
 	q := "SELECT d.name, COUNT(*), SUM(f.v) FROM f LEFT JOIN d ON f.k = d.dk GROUP BY d.name"
-	if got, want := typed(t, conn, q, false), typed(t, conn, strings.Replace(q, "GROUP BY", "WHERE "+rowPathJoin+" GROUP BY", 1), false); got != want {
+	if got, want := enginetest.Typed(t, conn, q, false), enginetest.Typed(t, conn, strings.Replace(q, "GROUP BY", "WHERE "+rowPathJoin+" GROUP BY", 1), false); got != want {
 		t.Errorf("%s\ngot:\n%s\nwant:\n%s", q, got, want)
 	}
 }
@@ -180,19 +181,19 @@ func TestVectorJoin_BuildBoundFallsBack(t *testing.T) {
 	ctx := context.Background()
 	conn := joinTables(t)
 	q := "SELECT d.name, COUNT(*), SUM(f.v), AVG(d.w), MIN(f.x) FROM f JOIN d ON f.k = d.dk GROUP BY d.name"
-	want := typed(t, conn, q, false)
-	if !strings.Contains(explain(t, conn, q), "VectorJoinAggregate") {
+	want := enginetest.Typed(t, conn, q, false)
+	if !strings.Contains(enginetest.Explain(t, conn, q), "VectorJoinAggregate") {
 		t.Fatalf("not vectorised: %s", q)
 	}
 	for _, limit := range []int{0, 5, 23, 24} { // d has 24 rows
 		if err := conn.Exec(ctx, fmt.Sprintf("SET lakesql_join_build_rows = %d", limit)); err != nil {
 			t.Fatal(err)
 		}
-		if got := typed(t, conn, q, false); got != want {
+		if got := enginetest.Typed(t, conn, q, false); got != want {
 			t.Errorf("limit %d:\n%s\nwant:\n%s", limit, got, want)
 		}
 	}
-	slow := typed(t, conn, strings.Replace(q, "GROUP BY", "WHERE "+rowPathJoin+" GROUP BY", 1), false)
+	slow := enginetest.Typed(t, conn, strings.Replace(q, "GROUP BY", "WHERE "+rowPathJoin+" GROUP BY", 1), false)
 	if slow != want {
 		t.Errorf("vectorised:\n%s\nrow path:\n%s", want, slow)
 	}
@@ -202,7 +203,7 @@ func TestVectorJoin_BuildBoundFallsBack(t *testing.T) {
 // bits runs the replaced plan, with the row path's results.
 func TestVectorJoin_OverflowFallsBack(t *testing.T) {
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (k INT, d DECIMAL(38,0))",
@@ -217,10 +218,10 @@ func TestVectorJoin_OverflowFallsBack(t *testing.T) {
 	}
 	q := "SELECT g.name, SUM(t.d * t.d), AVG(t.d * 10), SUM(t.d), COUNT(*) FROM t JOIN g ON t.k = g.k %s GROUP BY g.name"
 	fast := fmt.Sprintf(q, "")
-	if !strings.Contains(explain(t, conn, fast), "VectorJoinAggregate") {
+	if !strings.Contains(enginetest.Explain(t, conn, fast), "VectorJoinAggregate") {
 		t.Errorf("not vectorised: %s", fast)
 	}
-	if got, want := typed(t, conn, fast, false), typed(t, conn, fmt.Sprintf(q, "WHERE t.k IS NULL OR t.k IS NOT NULL OR g.name IS NULL"), false); got != want {
+	if got, want := enginetest.Typed(t, conn, fast, false), enginetest.Typed(t, conn, fmt.Sprintf(q, "WHERE t.k IS NULL OR t.k IS NOT NULL OR g.name IS NULL"), false); got != want {
 		t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
 	}
 }
@@ -229,7 +230,7 @@ func TestVectorJoin_OverflowFallsBack(t *testing.T) {
 // aggregated at once (duplicate build keys fan out) sums them all.
 func TestVectorJoin_ManyPairs(t *testing.T) {
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE p (k INT, v DECIMAL(10,2), s VARCHAR(5))",
@@ -249,10 +250,10 @@ func TestVectorJoin_ManyPairs(t *testing.T) {
 	}
 	q := "SELECT p.s, b.w, COUNT(*), SUM(p.v), SUM(b.w), MAX(p.v) FROM p JOIN b ON p.k = b.k %s GROUP BY p.s, b.w"
 	fast := fmt.Sprintf(q, "")
-	if !strings.Contains(explain(t, conn, fast), "VectorJoinAggregate(probe d.p)") {
+	if !strings.Contains(enginetest.Explain(t, conn, fast), "VectorJoinAggregate(probe d.p)") {
 		t.Errorf("not vectorised with p probed: %s", fast)
 	}
-	if got, want := typed(t, conn, fast, false), typed(t, conn, fmt.Sprintf(q, "WHERE p.k IS NULL OR p.k IS NOT NULL OR b.w IS NULL"), false); got != want {
+	if got, want := enginetest.Typed(t, conn, fast, false), enginetest.Typed(t, conn, fmt.Sprintf(q, "WHERE p.k IS NULL OR p.k IS NOT NULL OR b.w IS NULL"), false); got != want {
 		t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // distinctTable creates t over several data files (one all NULL) with a
@@ -19,7 +20,7 @@ import (
 func distinctTable(t *testing.T) *engine.Conn {
 	t.Helper()
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (g VARCHAR(10), k INT, hc INT, i INT, bi BIGINT, u INT UNSIGNED, ub BIGINT UNSIGNED, ti TINYINT, " +
@@ -114,7 +115,7 @@ func TestDistinct_MatchesRowPath(t *testing.T) {
 		}
 		fast := "SELECT " + c.sel + " FROM t" + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM t" + rowPathWhere(c.where) + " " + c.tail
-		want := sameAsRowPath(t, conn, "VectorAggregate", fast, slow, strings.Contains(c.tail, "ORDER BY"))
+		want := enginetest.SameAsRowPath(t, conn, "VectorAggregate", fast, slow, strings.Contains(c.tail, "ORDER BY"))
 		if want == "" && !strings.Contains(c.where, "100000") {
 			t.Errorf("%s: no rows, the case tests nothing", slow)
 		}
@@ -143,10 +144,10 @@ func TestDistinct_Refuses(t *testing.T) {
 	} {
 		fast := "SELECT " + c.sel + " FROM t " + c.tail
 		slow := "SELECT " + c.sel + " FROM t" + rowPathWhere("") + " " + c.tail
-		if strings.Contains(explain(t, conn, fast), "VectorAggregate") {
+		if strings.Contains(enginetest.Explain(t, conn, fast), "VectorAggregate") {
 			t.Errorf("vectorised: %s", fast)
 		}
-		if got, want := typed(t, conn, fast, false), typed(t, conn, slow, false); got != want {
+		if got, want := enginetest.Typed(t, conn, fast, false), enginetest.Typed(t, conn, slow, false); got != want {
 			t.Errorf("%s\ngot:\n%s\nrow path:\n%s", fast, got, want)
 		}
 	}
@@ -157,7 +158,7 @@ func TestDistinct_Refuses(t *testing.T) {
 // row path and fails the same way, and answers when no value is too long.
 func TestDistinct_LongStringFallsBack(t *testing.T) {
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (k INT, lt LONGTEXT)",
@@ -183,7 +184,7 @@ func TestDistinct_LongStringFallsBack(t *testing.T) {
 		if where != "" {
 			q += " WHERE " + where
 		}
-		if !strings.Contains(explain(t, conn, q), "VectorAggregate") {
+		if !strings.Contains(enginetest.Explain(t, conn, q), "VectorAggregate") {
 			t.Errorf("not vectorised: %s", q)
 		}
 		slow := "SELECT COUNT(DISTINCT lt) FROM t" + rowPathWhere(where)
@@ -218,21 +219,21 @@ func TestDistinct_JoinMatchesRowPath(t *testing.T) {
 		}
 		fast := "SELECT " + c.sel + " FROM f JOIN d ON f.k = d.dk" + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM f JOIN d ON f.k = d.dk" + slowWhere + " " + c.tail
-		sameAsRowPath(t, conn, "VectorJoinAggregate", fast, slow, false)
+		enginetest.SameAsRowPath(t, conn, "VectorJoinAggregate", fast, slow, false)
 	}
 	for _, q := range []string{
 		"SELECT d.name, COUNT(DISTINCT f.i, f.k) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",
 		"SELECT d.name, SUM(DISTINCT f.i) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",
 		"SELECT COUNT(DISTINCT ci.name) FROM f JOIN ci ON f.k = ci.dk",
 	} {
-		if strings.Contains(explain(t, conn, q), "VectorJoinAggregate") {
+		if strings.Contains(enginetest.Explain(t, conn, q), "VectorJoinAggregate") {
 			t.Errorf("vectorised: %s", q)
 		}
 		slow := strings.Replace(q, " GROUP BY", " WHERE "+rowPathJoin+" GROUP BY", 1)
 		if !strings.Contains(q, "GROUP BY") {
 			slow = q + " WHERE (f.i IS NULL OR f.i IS NOT NULL OR ci.name IS NULL)"
 		}
-		if got, want := typed(t, conn, q, false), typed(t, conn, slow, false); got != want {
+		if got, want := enginetest.Typed(t, conn, q, false), enginetest.Typed(t, conn, slow, false); got != want {
 			t.Errorf("%s\ngot:\n%s\nrow path:\n%s", q, got, want)
 		}
 	}

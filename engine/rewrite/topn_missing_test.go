@@ -1,9 +1,11 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestTopNColumnAddedLater: ORDER BY ... LIMIT returning a column
@@ -14,7 +16,7 @@ import (
 // where the row path returns the rows with NULL for the new column.
 func TestTopNColumnAddedLater(t *testing.T) {
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (k INT)",
@@ -25,7 +27,7 @@ func TestTopNColumnAddedLater(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	plan := render(t, conn, "EXPLAIN FORMAT=TREE SELECT k, y FROM t ORDER BY k LIMIT 2")
+	plan := enginetest.Render(t, conn, "EXPLAIN FORMAT=TREE SELECT k, y FROM t ORDER BY k LIMIT 2")
 	t.Logf("plan:\n%s", plan)
 	r, err := conn.QueryOne(ctx, "SELECT k, y FROM t ORDER BY k LIMIT 2")
 	if err != nil {

@@ -1,9 +1,11 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestManifestAnswerEdgeFilters: COUNT/MIN/MAX under filters whose
@@ -12,7 +14,7 @@ import (
 // must equal the row path's answer whether or not the manifest answers.
 func TestManifestAnswerEdgeFilters(t *testing.T) {
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	setup := []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (k INT, ts DATETIME(6), dt DATE, c CHAR(5), v DECIMAL(10,2), ti TINYINT, s VARCHAR(10), f DOUBLE, u BIGINT UNSIGNED)",
@@ -44,9 +46,9 @@ func TestManifestAnswerEdgeFilters(t *testing.T) {
 		"k >= 3 AND k <= 4", "k IN (3, 4)", "k BETWEEN 3 AND 10",
 	} {
 		q := "SELECT " + aggs + " FROM t WHERE " + where
-		plan := render(t, conn, "EXPLAIN FORMAT=TREE "+q)
-		fast := render(t, conn, q)
-		slow := render(t, conn, q+" AND (k IS NULL OR k IS NOT NULL)")
+		plan := enginetest.Render(t, conn, "EXPLAIN FORMAT=TREE "+q)
+		fast := enginetest.Render(t, conn, q)
+		slow := enginetest.Render(t, conn, q+" AND (k IS NULL OR k IS NOT NULL)")
 		if fast != slow {
 			t.Errorf("%s (manifest answer: %v):\n manifest %s\n row path %s", where, strings.Contains(plan, "StatsAnswer"), fast, slow)
 		} else {

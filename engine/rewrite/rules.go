@@ -1,4 +1,4 @@
-package engine
+package rewrite
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -20,17 +20,18 @@ const (
 	ruleVectorizeJoin
 )
 
-// newAnalyzer builds GMS's analyzer with lakesql's post-analyzer rules.
-func newAnalyzer(p sql.DatabaseProvider) *analyzer.Analyzer {
-	return analyzer.NewBuilder(p).
-		AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
+// AddRules adds lakesql's post-analyzer rules to b, in the order they
+// must run: literals are folded before filters are pushed (so pruning sees
+// typed bounds), the manifest answer is tried before the vectorised
+// aggregates (it reads no file at all), and limits are pushed last.
+func AddRules(b *analyzer.Builder) *analyzer.Builder {
+	return b.
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
 		AddPostAnalyzeRule(ruleVectorizeJoin, vectorizeJoin).
 		AddPostAnalyzeRule(ruleVectorize, vectorize).
-		AddPostAnalyzeRule(rulePushLimits, pushLimits).
-		Build()
+		AddPostAnalyzeRule(rulePushLimits, pushLimits)
 }
 
 // pushFilters copies the conjuncts of a Filter directly above a lakesql

@@ -1,11 +1,11 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestAnswerFromManifest_MatchesRowPath: COUNT/MIN/MAX answered from the
@@ -13,7 +13,7 @@ import (
 // all-NULL files, negative and pre-1970 values and an added column.
 func TestAnswerFromManifest_MatchesRowPath(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	setup := []string{
 		"CREATE DATABASE d", "USE d",
@@ -36,39 +36,18 @@ func TestAnswerFromManifest_MatchesRowPath(t *testing.T) {
 	}
 	aggs = append(aggs, "COUNT(*)")
 	q := "SELECT " + strings.Join(aggs, ", ") + " FROM t"
-	fast := render(t, conn, q)
-	slow := render(t, conn, q+" WHERE i IS NULL OR i IS NOT NULL")
+	fast := enginetest.Render(t, conn, q)
+	slow := enginetest.Render(t, conn, q+" WHERE i IS NULL OR i IS NOT NULL")
 	if fast != slow {
 		t.Fatalf("manifest answer\n %s\nrow path\n %s", fast, slow)
 	}
-	plan := render(t, conn, "EXPLAIN FORMAT=TREE "+q)
+	plan := enginetest.Render(t, conn, "EXPLAIN FORMAT=TREE "+q)
 	if !strings.Contains(plan, "StatsAnswer") {
 		t.Fatalf("the whole-table aggregate was not answered from the manifest:\n%s", plan)
 	}
 	if !strings.HasSuffix(fast, "|5") {
 		t.Fatalf("COUNT(*) in %s", fast)
 	}
-}
-
-func render(t *testing.T, conn *engine.Conn, q string) string {
-	t.Helper()
-	r, err := conn.QueryOne(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	var lines []string
-	for i := range r.Rows {
-		cells := make([]string, len(r.Rows[i]))
-		for j := range r.Rows[i] {
-			txt, ok := r.Text(i, j)
-			if !ok {
-				txt = "NULL"
-			}
-			cells[j] = txt
-		}
-		lines = append(lines, strings.Join(cells, "|"))
-	}
-	return strings.Join(lines, "\n")
 }
 
 // TestAnswerFromManifest_WhollyMatchingFilter: with a filter that every
@@ -79,7 +58,7 @@ func render(t *testing.T, conn *engine.Conn, q string) string {
 // row path's.
 func TestAnswerFromManifest_WhollyMatchingFilter(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	setup := []string{
 		"CREATE DATABASE d", "USE d",
@@ -110,12 +89,12 @@ func TestAnswerFromManifest_WhollyMatchingFilter(t *testing.T) {
 		{"k >= 11 AND v > 7", false}, // v decides no file wholly
 	} {
 		q := "SELECT " + aggs + " FROM t WHERE " + c.where
-		plan := render(t, conn, "EXPLAIN FORMAT=TREE "+q)
+		plan := enginetest.Render(t, conn, "EXPLAIN FORMAT=TREE "+q)
 		if got := strings.Contains(plan, "StatsAnswer"); got != c.stats {
 			t.Errorf("%s: answered from the manifest %v, want %v\n%s", c.where, got, c.stats, plan)
 		}
-		fast := render(t, conn, q)
-		slow := render(t, conn, q+" AND (k IS NULL OR k IS NOT NULL)")
+		fast := enginetest.Render(t, conn, q)
+		slow := enginetest.Render(t, conn, q+" AND (k IS NULL OR k IS NOT NULL)")
 		if fast != slow {
 			t.Errorf("%s:\n manifest %s\n row path %s", c.where, fast, slow)
 		}

@@ -1,16 +1,13 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
 	"fmt"
 	"math/rand"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
-
-	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestVectorize_MatchesRowPath: every aggregate the vectorised path
@@ -18,7 +15,7 @@ import (
 // same query (forced by an OR conjunct the rule refuses).
 func TestVectorize_MatchesRowPath(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -106,14 +103,14 @@ func TestVectorize_MatchesRowPath(t *testing.T) {
 			slowWhere = " WHERE (" + c.where + ") AND (k IS NULL OR k IS NOT NULL)"
 		}
 		slow := "SELECT " + c.sel + " FROM t" + slowWhere + " " + c.tail
-		if strings.Contains(explain(t, conn, fast), "VectorAggregate") {
+		if strings.Contains(enginetest.Explain(t, conn, fast), "VectorAggregate") {
 			vectorised++
 		}
-		if strings.Contains(explain(t, conn, slow), "VectorAggregate") {
+		if strings.Contains(enginetest.Explain(t, conn, slow), "VectorAggregate") {
 			t.Fatalf("row-path query was vectorised: %s", slow)
 		}
 		ordered := strings.Contains(c.tail, "ORDER BY")
-		if got, want := typed(t, conn, fast, ordered), typed(t, conn, slow, ordered); got != want {
+		if got, want := enginetest.Typed(t, conn, fast, ordered), enginetest.Typed(t, conn, slow, ordered); got != want {
 			t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
 		}
 	}
@@ -123,10 +120,10 @@ func TestVectorize_MatchesRowPath(t *testing.T) {
 	// Decimal sums beyond 38 digits: exact, like GMS's decimal sum.
 	for _, q := range []string{"SELECT g, SUM(d), AVG(d), MIN(d), MAX(d), COUNT(d) FROM big %s GROUP BY g", "SELECT SUM(d), AVG(d) FROM big %s"} {
 		fast := fmt.Sprintf(q, "")
-		if !strings.Contains(explain(t, conn, fast), "VectorAggregate") {
+		if !strings.Contains(enginetest.Explain(t, conn, fast), "VectorAggregate") {
 			t.Errorf("not vectorised: %s", fast)
 		}
-		if got, want := typed(t, conn, fast, false), typed(t, conn, fmt.Sprintf(q, "WHERE g IS NULL OR g IS NOT NULL"), false); got != want {
+		if got, want := enginetest.Typed(t, conn, fast, false), enginetest.Typed(t, conn, fmt.Sprintf(q, "WHERE g IS NULL OR g IS NOT NULL"), false); got != want {
 			t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
 		}
 	}
@@ -135,7 +132,7 @@ func TestVectorize_MatchesRowPath(t *testing.T) {
 // TestVectorize_Refuses: what the pipeline cannot do keeps GMS's plan.
 func TestVectorize_Refuses(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -160,57 +157,10 @@ func TestVectorize_Refuses(t *testing.T) {
 		"SELECT SUM(s) FROM t",
 		"SELECT f, COUNT(*) FROM t GROUP BY f",
 	} {
-		if strings.Contains(explain(t, conn, q), "VectorAggregate") {
+		if strings.Contains(enginetest.Explain(t, conn, q), "VectorAggregate") {
 			t.Errorf("vectorised: %s", q)
 		}
 	}
-}
-
-// sameAsRowPath checks that fast runs through a plan node named node and
-// slow (the same query with a conjunct no pushdown takes) does not, and
-// that both return the same values and Go types; it returns slow's
-// rendering.
-func sameAsRowPath(t *testing.T, conn *engine.Conn, node, fast, slow string, ordered bool) string {
-	t.Helper()
-	if plan := explain(t, conn, fast); !strings.Contains(plan, node) {
-		t.Errorf("not pushed down (no %s): %s\n%s", node, fast, plan)
-	}
-	if strings.Contains(explain(t, conn, slow), node) {
-		t.Fatalf("row-path query was pushed down: %s", slow)
-	}
-	got, want := typed(t, conn, fast, ordered), typed(t, conn, slow, ordered)
-	if got != want {
-		t.Errorf("%s\npushed down:\n%s\nrow path:\n%s", fast, got, want)
-	}
-	return want
-}
-
-func explain(t *testing.T, conn *engine.Conn, q string) string {
-	return render(t, conn, "EXPLAIN FORMAT=TREE "+q)
-}
-
-// typed renders a result with each value's Go type.
-func typed(t *testing.T, conn *engine.Conn, q string, ordered bool) string {
-	t.Helper()
-	r, err := conn.QueryOne(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	lines := make([]string, len(r.Rows))
-	for i, row := range r.Rows {
-		cells := make([]string, len(row))
-		for j, v := range row {
-			cells[j] = fmt.Sprintf("%T:%v", v, v)
-			if d, ok := v.(decimal.Decimal); ok { // the scale too, not only the value
-				cells[j] = fmt.Sprintf("decimal:%se%d", d.Coefficient(), d.Exponent())
-			}
-		}
-		lines[i] = strings.Join(cells, "|")
-	}
-	if !ordered {
-		sort.Strings(lines)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // TestVectorize_ExpressionsMatchRowPath: aggregates of arithmetic
@@ -218,7 +168,7 @@ func typed(t *testing.T, conn *engine.Conn, q string, ordered bool) string {
 // type, what GMS's row path returns.
 func TestVectorize_ExpressionsMatchRowPath(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -292,11 +242,11 @@ func TestVectorize_ExpressionsMatchRowPath(t *testing.T) {
 			slowWhere = " WHERE (" + c.where + ") AND (k IS NULL OR k IS NOT NULL)"
 		}
 		slow := "SELECT " + c.sel + " FROM t" + slowWhere + " " + c.tail
-		if !strings.Contains(explain(t, conn, fast), "VectorAggregate") {
+		if !strings.Contains(enginetest.Explain(t, conn, fast), "VectorAggregate") {
 			t.Errorf("not vectorised: %s", fast)
 		}
 		ordered := strings.Contains(c.tail, "ORDER BY")
-		if got, want := typed(t, conn, fast, ordered), typed(t, conn, slow, ordered); got != want {
+		if got, want := enginetest.Typed(t, conn, fast, ordered), enginetest.Typed(t, conn, slow, ordered); got != want {
 			t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
 		}
 	}
@@ -307,7 +257,7 @@ func TestVectorize_ExpressionsMatchRowPath(t *testing.T) {
 // exactly (unbounded decimals) or fails as GMS does.
 func TestVectorize_ExpressionOverflowFallsBack(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -324,10 +274,10 @@ func TestVectorize_ExpressionOverflowFallsBack(t *testing.T) {
 		"SELECT SUM(d * d * d), MAX(d + d) FROM t %s",
 	} {
 		fast := fmt.Sprintf(q, "")
-		if !strings.Contains(explain(t, conn, fast), "VectorAggregate") {
+		if !strings.Contains(enginetest.Explain(t, conn, fast), "VectorAggregate") {
 			t.Errorf("not vectorised: %s", fast)
 		}
-		if got, want := typed(t, conn, fast, false), typed(t, conn, fmt.Sprintf(q, "WHERE g IS NULL OR g IS NOT NULL"), false); got != want {
+		if got, want := enginetest.Typed(t, conn, fast, false), enginetest.Typed(t, conn, fmt.Sprintf(q, "WHERE g IS NULL OR g IS NOT NULL"), false); got != want {
 			t.Errorf("%s\nvectorised:\n%s\nrow path:\n%s", fast, got, want)
 		}
 	}
@@ -342,7 +292,7 @@ func TestVectorize_ExpressionOverflowFallsBack(t *testing.T) {
 // compute exactly as GMS does keep GMS's GroupBy, and still run.
 func TestVectorize_RefusesExpressions(t *testing.T) {
 	ctx := context.Background()
-	e := openEngine(t)
+	e := enginetest.Open(t)
 	conn := e.Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
@@ -368,7 +318,7 @@ func TestVectorize_RefusesExpressions(t *testing.T) {
 		"SELECT SUM(1 + 2) FROM t",    // no column
 		"SELECT SUM(i + NULL) FROM t", // NULL literal
 	} {
-		if strings.Contains(explain(t, conn, q), "VectorAggregate") {
+		if strings.Contains(enginetest.Explain(t, conn, q), "VectorAggregate") {
 			t.Errorf("vectorised: %s", q)
 		}
 		if _, err := conn.QueryOne(ctx, q); err != nil {

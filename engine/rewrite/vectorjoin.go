@@ -1,4 +1,4 @@
-package engine
+package rewrite
 
 import (
 	"errors"
@@ -24,8 +24,8 @@ import (
 // in memory: beyond it the query runs on GMS's row path.
 const SysVarJoinBuildRows = "lakesql_join_build_rows"
 
-// defaultJoinBuildRows is SysVarJoinBuildRows' default.
-const defaultJoinBuildRows = 4 << 20
+// DefaultJoinBuildRows is SysVarJoinBuildRows' default.
+const DefaultJoinBuildRows = 4 << 20
 
 // vectorizeJoin replaces GroupBy(Filter?(inner equi-join)) at the top
 // scope, where one side is a lakesql table (under an optional alias and
@@ -493,7 +493,7 @@ func holdsExactly(t schema.Type, v any) bool {
 func joinBuildRows(ctx *sql.Context) int64 {
 	v, err := ctx.GetSessionVariable(ctx, SysVarJoinBuildRows)
 	if err != nil {
-		return defaultJoinBuildRows
+		return DefaultJoinBuildRows
 	}
 	switch x := v.(type) {
 	case int64:
@@ -503,5 +503,5 @@ func joinBuildRows(ctx *sql.Context) int64 {
 	case uint64:
 		return int64(min(x, 1<<62))
 	}
-	return defaultJoinBuildRows
+	return DefaultJoinBuildRows
 }

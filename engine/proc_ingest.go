@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -13,91 +11,6 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/maintenance"
 	"github.com/lakesql/lakesql/sqlerr"
 )
-
-// hydrator fills in deferred statistics in the background: a commit that
-// adds files (add-files, append) queues its dataset, and one goroutine
-// hydrates queued datasets with maintenance.HydrateStats. A full queue
-// drops the request; the files stay pending (never pruned) until the next
-// commit or CALL hydrate_statistics.
-type hydrator struct {
-	cat    *catalogstore.Catalog
-	e      *Engine
-	ch     chan catalogstore.Ident
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	idle   sync.WaitGroup // counts queued, unfinished requests (for tests)
-}
-
-func startHydrator(e *Engine) *hydrator {
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &hydrator{cat: e.cat, e: e, ch: make(chan catalogstore.Ident, 64), cancel: cancel}
-	h.wg.Add(1)
-	go h.run(ctx)
-	return h
-}
-
-// afterCommit is the catalog hook: queue datasets that may have gained
-// pending files.
-func (h *hydrator) afterCommit(_ context.Context, ds *catalogstore.Dataset, snap *catalogstore.Snapshot) {
-	if snap.Operation != catalogstore.OpAddFiles && snap.Operation != catalogstore.OpAppend || snap.Summary.AddedPending == 0 {
-		return
-	}
-	h.idle.Add(1)
-	select {
-	case h.ch <- ds.Ident():
-	default:
-		h.idle.Done()
-	}
-}
-
-func (h *hydrator) run(ctx context.Context) {
-	defer h.wg.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case id := <-h.ch:
-			h.hydrate(ctx, id)
-			h.idle.Done()
-		}
-	}
-}
-
-func (h *hydrator) hydrate(ctx context.Context, id catalogstore.Ident) {
-	ds, err := h.cat.Dataset(ctx, id)
-	if err != nil {
-		return // dropped since
-	}
-	res, err := maintenance.HydrateStats(ctx, h.cat, ds, "lakesql-hydrator")
-	if err != nil {
-		if ctx.Err() == nil { // not a shutdown
-			h.e.log.Warn("statistics hydration failed; files stay pending", "dataset", id.String(), "err", err)
-		}
-		return
-	}
-	if res.Failed > 0 {
-		h.e.log.Warn("statistics hydration: some footers unreadable", "dataset", id.String(), "failed", res.Failed)
-	}
-}
-
-// close stops the goroutine (a hydration in progress is cancelled; its
-// files stay pending).
-func (h *hydrator) close() error {
-	h.cancel()
-	h.wg.Wait()
-	return nil
-}
-
-// chainCommitHooks runs each hook in turn.
-func chainCommitHooks(hooks ...func(context.Context, *catalogstore.Dataset, *catalogstore.Snapshot)) func(context.Context, *catalogstore.Dataset, *catalogstore.Snapshot) {
-	return func(ctx context.Context, ds *catalogstore.Dataset, snap *catalogstore.Snapshot) {
-		for _, h := range hooks {
-			if h != nil {
-				h(ctx, ds, snap)
-			}
-		}
-	}
-}
 
 // ingestProcedures registers files and fills deferred statistics:
 //

@@ -334,25 +334,23 @@ func TestReporter_BackgroundDelivery(t *testing.T) {
 	r.Report(context.Background(), marked("after close"))
 }
 
-func TestFromEnv(t *testing.T) {
-	t.Setenv("LAKESQL_ALERTS_SINK", "stdout, discord")
-	t.Setenv("LAKESQL_ALERTS_DISCORD_WEBHOOK", "http://127.0.0.1:1/hook")
-	t.Setenv("LAKESQL_ALERTS_COMPONENT", "catalog")
-	r, err := FromEnv()
+func TestFromSettings(t *testing.T) {
+	set := Settings{Sink: "stdout, discord", DiscordWebhook: "http://127.0.0.1:1/hook", Component: "catalog"}
+	r, err := FromSettings(set)
 	if err != nil || len(r.cfg.Remote) != 1 || r.cfg.Remote[0].Name() != "discord" || r.cfg.Component != "catalog" {
-		t.Fatalf("FromEnv: %+v, %v", r, err)
+		t.Fatalf("FromSettings: %+v, %v", r, err)
 	}
 	r.Close()
-	t.Setenv("LAKESQL_ALERTS_SINK", "both")
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "GITHUB_TOKEN") {
+	set.Sink = "both"
+	if _, err := FromSettings(set); err == nil || !strings.Contains(err.Error(), "GITHUB_TOKEN") {
 		t.Fatalf("github without a token: %v", err)
 	}
-	t.Setenv("LAKESQL_ALERTS_SINK", "pager")
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "pager") {
+	set.Sink = "pager"
+	if _, err := FromSettings(set); err == nil || !strings.Contains(err.Error(), "pager") {
 		t.Fatalf("unknown sink: %v", err)
 	}
-	t.Setenv("LAKESQL_ALERTS_SINK", "")
-	r, err = FromEnv()
+	set.Sink = ""
+	r, err = FromSettings(set)
 	if err != nil || len(r.cfg.Remote) != 0 {
 		t.Fatalf("default: %v", err)
 	}

@@ -1,4 +1,4 @@
-package engine_test
+package rewrite_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // topNTable fills d.t (five data files, one of them all NULL) with small
@@ -16,7 +17,7 @@ import (
 func topNTable(t *testing.T) *engine.Conn {
 	t.Helper()
 	ctx := context.Background()
-	conn := openEngine(t).Connect("root")
+	conn := enginetest.Open(t).Connect("root")
 	for _, q := range []string{
 		"CREATE DATABASE d", "USE d",
 		"CREATE TABLE t (k INT, i INT, bi BIGINT, u BIGINT UNSIGNED, ti TINYINT, dc DECIMAL(12,3), f DOUBLE, fl FLOAT, s VARCHAR(20), dt DATE, ts DATETIME(6), b BOOLEAN, cs VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)",
@@ -118,15 +119,15 @@ func TestTopN_MatchesRowPath(t *testing.T) {
 		}
 		fast := "SELECT " + c.sel + " FROM " + c.from + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM " + c.from + slowWhere + " " + c.tail
-		if strings.Contains(explain(t, conn, fast), "TopNScan") {
+		if strings.Contains(enginetest.Explain(t, conn, fast), "TopNScan") {
 			pushed++
 		} else {
-			t.Errorf("not pushed down: %s\n%s", fast, explain(t, conn, fast))
+			t.Errorf("not pushed down: %s\n%s", fast, enginetest.Explain(t, conn, fast))
 		}
-		if strings.Contains(explain(t, conn, slow), "TopNScan") {
+		if strings.Contains(enginetest.Explain(t, conn, slow), "TopNScan") {
 			t.Fatalf("row-path query was pushed down: %s", slow)
 		}
-		got, want := typed(t, conn, fast, true), typed(t, conn, slow, true)
+		got, want := enginetest.Typed(t, conn, fast, true), enginetest.Typed(t, conn, slow, true)
 		if got != want {
 			t.Errorf("%s\npushed down:\n%s\nrow path:\n%s", fast, got, want)
 		}
@@ -150,7 +151,7 @@ func TestTopN_StagedWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := typed(t, conn, q, true); !strings.HasPrefix(got, "int32:42|int32:1000\n") {
+	if got := enginetest.Typed(t, conn, q, true); !strings.HasPrefix(got, "int32:42|int32:1000\n") {
 		t.Errorf("staged row missing from the top:\n%s", got)
 	}
 	if err := conn.Exec(ctx, "ROLLBACK"); err != nil {
@@ -176,7 +177,7 @@ func TestTopN_Refuses(t *testing.T) {
 		"SELECT DISTINCT i FROM t ORDER BY i LIMIT 3",
 		"SELECT k, COUNT(*) FROM t GROUP BY k ORDER BY k LIMIT 2",
 	} {
-		if strings.Contains(explain(t, conn, q), "TopNScan") {
+		if strings.Contains(enginetest.Explain(t, conn, q), "TopNScan") {
 			t.Errorf("pushed down: %s", q)
 		}
 	}
@@ -207,16 +208,16 @@ func TestLimit_MatchesRowPath(t *testing.T) {
 		full := "SELECT " + c.sel + " FROM t" + where
 		q := fmt.Sprintf("%s LIMIT %d OFFSET %d", full, c.limit, c.offset)
 		var want []string
-		if all := typed(t, conn, full, true); all != "" {
+		if all := enginetest.Typed(t, conn, full, true); all != "" {
 			want = strings.Split(all, "\n")
 		}
 		want = want[min(c.offset, len(want)):min(c.offset+c.limit, len(want))]
-		if got := typed(t, conn, q, true); got != strings.Join(want, "\n") {
+		if got := enginetest.Typed(t, conn, q, true); got != strings.Join(want, "\n") {
 			t.Errorf("%s\nlimited:\n%s\nrow path:\n%s", q, got, strings.Join(want, "\n"))
 		}
 	}
 	for _, q := range []string{"SELECT * FROM e LIMIT 3", "SELECT x FROM e WHERE x > 1 LIMIT 3"} {
-		if got := typed(t, conn, q, true); got != "" {
+		if got := enginetest.Typed(t, conn, q, true); got != "" {
 			t.Errorf("%s: %q from an empty table", q, got)
 		}
 	}

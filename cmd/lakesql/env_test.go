@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lakesql/lakesql/catalogstore"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// TestReadEnv_CompactionRAM: LAKESQL_COMPACTION_RAM_MB is MiB; a value that
+// is not a positive number is refused, naming the variable.
+func TestReadEnv_CompactionRAM(t *testing.T) {
+	if _, err := readEnv(envOf(map[string]string{envCompactionRAM: "lots"})); !errors.Is(err, catalogstore.ErrBadValue) || !strings.Contains(err.Error(), envCompactionRAM) {
+		t.Fatalf("bad %s = %v", envCompactionRAM, err)
+	}
+	s, err := readEnv(envOf(map[string]string{envCompactionRAM: "2"}))
+	if err != nil || s.compactionMemory != 2<<20 {
+		t.Fatalf("budget from %s: %d, %v", envCompactionRAM, s.compactionMemory, err)
+	}
+	if s, err := readEnv(envOf(nil)); err != nil || s.compactionMemory != 0 {
+		t.Fatalf("unset: %d, %v", s.compactionMemory, err)
+	}
+}
+
+// TestReadEnv_Jobs: the jobs and alerts variables land in jobs.Config; an
+// explicit zero interval turns coalescing off rather than meaning the
+// default.
+func TestReadEnv_Jobs(t *testing.T) {
+	s, err := readEnv(envOf(map[string]string{
+		"LAKESQL_JOBS": "http", "LAKESQL_JOBS_WORKERS": "5", "LAKESQL_TRIGGER_MIN_INTERVAL": "3s",
+		"LAKESQL_TASKS_URL": "http://w", "LAKESQL_ALERTS_SINK": "discord", "LAKESQL_ALERTS_COOLOFF": "1m",
+		envRootPassword: "pw",
+	}))
+	if err != nil || s.jobs.Mode != "http" || s.jobs.Workers != 5 || s.jobs.TriggerMinInterval != 3*time.Second ||
+		s.jobs.HTTP.URL != "http://w" || s.jobs.Alerts.Sink != "discord" || s.jobs.Alerts.CoolOff != time.Minute || s.rootPassword != "pw" {
+		t.Fatalf("readEnv = %+v, %v", s, err)
+	}
+	if s, err := readEnv(envOf(map[string]string{"LAKESQL_TRIGGER_MIN_INTERVAL": "0s"})); err != nil || s.jobs.TriggerMinInterval >= 0 {
+		t.Fatalf("zero interval = %v, %v", s.jobs.TriggerMinInterval, err)
+	}
+	for _, bad := range []map[string]string{
+		{"LAKESQL_JOBS_WORKERS": "0"}, {"LAKESQL_JOBS_WORKERS": "x"},
+		{"LAKESQL_TRIGGER_MIN_INTERVAL": "soon"}, {"LAKESQL_ALERTS_COOLOFF": "later"},
+	} {
+		if _, err := readEnv(envOf(bad)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}

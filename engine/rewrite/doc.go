@@ -1,0 +1,27 @@
+// Package rewrite holds lakesql's analyzer rules over GMS plans and the
+// plan nodes they install.
+//
+// The cut: everything here rewrites a plan GMS has already analyzed and
+// keeps the query's result unchanged, only how it is computed. Each rule
+// leaves the plan alone unless it can prove the rewrite exact, so GMS's
+// row path is always the fallback:
+//
+//   - fold.go: string literals compared with DATE/DATETIME columns become
+//     typed literals once per query.
+//   - rules.go: Filter conjuncts are pushed into the lakesql table, which
+//     prunes files and row groups with them (the Filter stays); AddRules
+//     installs every rule in order.
+//   - metaanswer.go: COUNT/MIN/MAX over whole files answered from the
+//     manifest's statistics (StatsAnswer).
+//   - vectorize.go: GROUP BY aggregates over one table run on column
+//     vectors (VectorAggregate).
+//   - vectorjoin.go: aggregates over an inner equi-join of a large table
+//     with a small one run as a hash join on vectors (VectorJoin).
+//   - topn.go: ORDER BY ... LIMIT over one table keeps a bounded heap per
+//     file (TopNScan), and plain LIMITs are pushed into the scan.
+//
+// The engine package assembles sessions, connections and the server and
+// calls AddRules when it builds GMS's analyzer; rules that need the
+// engine's session (egress protection) stay there. The scan kernels these
+// nodes call live in package scan.
+package rewrite
