@@ -201,14 +201,10 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 		return nil, nil, err
 	}
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(datasetPath(id))
-		if errors.Is(err, meta.ErrNotFound) {
+		cur, err := loadDataset(tx, id)
+		if errors.Is(err, ErrDatasetNotFound) {
 			return cerr(ErrIncarnationChanged, RePrepare, "the dataset was dropped")
 		} else if err != nil {
-			return err
-		}
-		cur, err := decodeDataset(d, id)
-		if err != nil {
 			return err
 		}
 		if cur.UUID != cm.ExpectedUUID {

@@ -208,6 +208,18 @@ func (c *Catalog) Dataset(ctx context.Context, id Ident) (*Dataset, error) {
 	return decodeDataset(d, id)
 }
 
+// loadDataset reads dataset id inside a transaction (the read every
+// metadata change starts with): ErrDatasetNotFound when it is missing.
+func loadDataset(tx meta.Tx, id Ident) (*Dataset, error) {
+	d, err := tx.Get(datasetPath(id))
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+	} else if err != nil {
+		return nil, err
+	}
+	return decodeDataset(d, id)
+}
+
 func decodeDataset(d meta.Doc, id Ident) (*Dataset, error) {
 	var ds Dataset
 	if err := d.Decode(&ds); err != nil {
@@ -241,24 +253,35 @@ func (c *Catalog) DropDataset(ctx context.Context, id Ident, author string) erro
 	if err != nil {
 		return err
 	}
+	return c.drop(ctx, ds, "dataset", author)
+}
+
+// drop is the body of DropDataset and DropMaterializedView (kind is the
+// audit's object type). checkDrop applies the rules: a table read by a
+// materialized view stays; a materialized view loses its triggers on
+// every source and its document in one transaction. Then the document
+// goes first: once it is gone the dataset is gone, and a crash after this
+// point leaves only unreferenced sub-documents and files, which later
+// failures also only log.
+func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) error {
+	id := ds.Ident()
 	if ds.LockedBy != "" {
 		return fmt.Errorf("%w: %s is locked by %s", ErrLocked, id.Short(), ds.LockedBy)
 	}
 	if err := c.checkDrop(ctx, ds); err != nil {
 		return err
 	}
-	// The document first: once it is gone the dataset is gone, and a
-	// crash after this point leaves only unreferenced files.
+	what := "drop " + strings.ReplaceAll(kind, "_", " ")
 	if err := c.meta.Delete(ctx, datasetPath(id)); err != nil {
-		return fmt.Errorf("drop dataset %s: %w", id.Short(), err)
+		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
 	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
-		c.log.Warn("drop dataset: sub-documents left", "dataset", id.String(), "err", err)
+		c.log.Warn(what+": sub-documents left", "dataset", id.String(), "err", err)
 	}
 	if err := c.deletePrefix(ctx, ds.Location+"/"); err != nil {
-		c.log.Warn("drop dataset: data files left for cleanup", "dataset", id.String(), "err", err)
+		c.log.Warn(what+": data files left for cleanup", "dataset", id.String(), "err", err)
 	}
-	c.audit(ctx, "drop", "dataset", id.Workspace, id.Collection, id.Name, author)
+	c.audit(ctx, "drop", kind, id.Workspace, id.Collection, id.Name, author)
 	return nil
 }
 
@@ -286,14 +309,8 @@ func (c *Catalog) RenameDataset(ctx context.Context, from, to Ident, author stri
 		return err
 	}
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(datasetPath(from))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, from.Short())
-		} else if err != nil {
-			return err
-		}
-		var ds Dataset
-		if err := d.Decode(&ds); err != nil {
+		ds, err := loadDataset(tx, from)
+		if err != nil {
 			return err
 		}
 		if ds.LockedBy != "" {
@@ -312,7 +329,7 @@ func (c *Catalog) RenameDataset(ctx context.Context, from, to Ident, author stri
 			}
 		}
 		ds.Collection, ds.Name, ds.UpdatedAt = to.Collection, to.Name, c.now()
-		data, err := meta.Encode(&ds)
+		data, err := meta.Encode(ds)
 		if err != nil {
 			return err
 		}
@@ -364,9 +381,7 @@ func (c *Catalog) subDocs(ctx context.Context, docPath string) ([]meta.Doc, erro
 // SetDatasetLock sets or clears (holder "") the dataset's locked-by.
 func (c *Catalog) SetDatasetLock(ctx context.Context, id Ident, holder, author string) error {
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		if _, err := tx.Get(datasetPath(id)); errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
+		if _, err := loadDataset(tx, id); err != nil {
 			return err
 		}
 		return tx.Merge(datasetPath(id), map[string]any{"locked-by": holder})
@@ -383,13 +398,7 @@ func (c *Catalog) SetDatasetLock(ctx context.Context, id Ident, holder, author s
 func (c *Catalog) UpdateDataset(ctx context.Context, id Ident, author string, fn func(ds *Dataset) error) (*Dataset, error) {
 	var out *Dataset
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(datasetPath(id))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
-			return err
-		}
-		ds, err := decodeDataset(d, id)
+		ds, err := loadDataset(tx, id)
 		if err != nil {
 			return err
 		}

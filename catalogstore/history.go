@@ -328,13 +328,7 @@ func (c *Catalog) CreateTag(ctx context.Context, id Ident, name string, snapshot
 	}
 	var tag *Tag
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(datasetPath(id))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
-			return err
-		}
-		ds, err := decodeDataset(d, id)
+		ds, err := loadDataset(tx, id)
 		if err != nil {
 			return err
 		}
@@ -381,9 +375,7 @@ func (c *Catalog) CreateTag(ctx context.Context, id Ident, name string, snapshot
 func (c *Catalog) DropTag(ctx context.Context, id Ident, name, author string) (*Tag, error) {
 	var tag Tag
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		if _, err := tx.Get(datasetPath(id)); errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
+		if _, err := loadDataset(tx, id); err != nil {
 			return err
 		}
 		d, err := tx.Get(tagPath(id, name))
@@ -700,13 +692,7 @@ func (c *Catalog) CommitOffset(ctx context.Context, consumer string, id Ident, s
 	path := meta.Join(offsetsColl(id), consumer)
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		prev = 0
-		d, err := tx.Get(datasetPath(id))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
-			return err
-		}
-		ds, err := decodeDataset(d, id)
+		ds, err := loadDataset(tx, id)
 		if err != nil {
 			return err
 		}

@@ -228,13 +228,7 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 	stmt := Statement{ID: uuid.NewString(), SQL: spec.SQL, Author: author, CreatedAt: now}
 	var out *Dataset
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(datasetPath(id))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
-			return err
-		}
-		ds, err := decodeDataset(d, id)
+		ds, err := loadDataset(tx, id)
 		if err != nil {
 			return err
 		}
@@ -245,14 +239,10 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 		counts := make([]int, len(sources))
 		current := make([]int64, len(sources))
 		for i, s := range sources {
-			sd, err := tx.Get(datasetPath(s))
-			if errors.Is(err, meta.ErrNotFound) {
+			src, err := loadDataset(tx, s)
+			if errors.Is(err, ErrDatasetNotFound) {
 				return fmt.Errorf("materialized view %s: source %s: %w", id.Short(), s.String(), ErrDatasetNotFound)
 			} else if err != nil {
-				return err
-			}
-			src, err := decodeDataset(sd, s)
-			if err != nil {
 				return err
 			}
 			if src.IsMaterializedView() {
@@ -406,27 +396,7 @@ func (c *Catalog) DropMaterializedView(ctx context.Context, id Ident, author str
 	if err != nil {
 		return err
 	}
-	if ds.LockedBy != "" {
-		return fmt.Errorf("%w: %s is locked by %s", ErrLocked, id.Short(), ds.LockedBy)
-	}
-	if err := c.unregisterMaterializedView(ctx, ds); err != nil {
-		return err
-	}
-	c.removeDatasetRest(ctx, ds)
-	c.audit(ctx, "drop", "materialized_view", id.Workspace, id.Collection, id.Name, author)
-	return nil
-}
-
-// removeDatasetRest deletes what is left of a dataset whose document is
-// gone: sub-documents, then data. Failures leave garbage, never a dataset.
-func (c *Catalog) removeDatasetRest(ctx context.Context, ds *Dataset) {
-	id := ds.Ident()
-	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
-		c.log.Warn("drop materialized view: sub-documents left", "dataset", id.String(), "err", err)
-	}
-	if err := c.deletePrefix(ctx, ds.Location+"/"); err != nil {
-		c.log.Warn("drop materialized view: data files left for cleanup", "dataset", id.String(), "err", err)
-	}
+	return c.drop(ctx, ds, "materialized_view", author)
 }
 
 // unregisterMaterializedView removes the view's trigger from every source
@@ -439,13 +409,7 @@ func (c *Catalog) unregisterMaterializedView(ctx context.Context, ds *Dataset) e
 		return err
 	}
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(datasetPath(id))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
-			return err
-		}
-		cur, err := decodeDataset(d, id)
+		cur, err := loadDataset(tx, id)
 		if err != nil {
 			return err
 		}
@@ -546,13 +510,11 @@ func (c *Catalog) RecordRefresh(ctx context.Context, id Ident, r Refresh) error 
 		return err
 	}
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(datasetPath(id))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
-		} else if err != nil {
+		ds, err := loadDataset(tx, id)
+		if err != nil {
 			return err
 		}
-		if t, _ := d.Data["dataset-type"].(string); t != TypeMaterializedView {
+		if !ds.IsMaterializedView() {
 			return fmt.Errorf("%w: %s is a table", ErrNotMaterializedView, id.Short())
 		}
 		if err := tx.Set(meta.Join(datasetPath(id), "refreshes", r.ExecutionID), data); err != nil {
