@@ -120,44 +120,26 @@ func buildColumn(files []manifest.DataFile, fieldID int, t schema.Type) *boundsC
 			c.keep[i] = true
 			continue
 		}
-		pos := -1
-		if hint >= 0 && hint < len(f.FieldIDs) && f.FieldIDs[hint] == fieldID {
-			pos = hint
-		} else {
-			for j, id := range f.FieldIDs {
-				if id == fieldID {
-					pos = j
-					break
-				}
-			}
-		}
-		if float && (pos < 0 || pos >= len(f.NaNCounts) || f.NaNCounts[pos] != 0) {
+		pos := f.FieldIndex(fieldID, hint)
+		cs, ok := f.ColumnStatsAt(pos)
+		if float && (pos < 0 || cs.NaNs != 0) {
 			c.keep[i] = true // NaN possible: GMS compares NaN as matching, bounds leave it out
 			continue
 		}
-		if pos < 0 {
-			c.setMissing(i, f)
+		if !ok { // a missing column of a file whose stats are not provided: unknown, no pruning
+			c.keep[i] = true
 			continue
 		}
-		hint = pos
+		if pos >= 0 {
+			hint = pos
+		}
 		if c.dom == bdAny {
-			st, _ := statsFor(f, fieldID, t) // the reference decode
-			c.set(i, st)
+			c.set(i, decodeStats(cs, t)) // the reference decode
 			continue
 		}
-		c.setTyped(i, f, pos, t)
+		c.setTyped(i, cs, t)
 	}
 	return c
-}
-
-// setMissing records a column the file does not have (added later): all
-// NULL when the stats are provided, unknown otherwise (no pruning).
-func (c *boundsCol) setMissing(i int, f *manifest.DataFile) {
-	if f.StatsState != manifest.StatsProvided {
-		c.keep[i] = true
-		return
-	}
-	c.nulls[i], c.values[i] = f.RecordCount, f.RecordCount
 }
 
 func (c *boundsCol) set(i int, st colStats) {
@@ -175,22 +157,13 @@ func (c *boundsCol) set(i int, st colStats) {
 	}
 }
 
-// setTyped is set(statsFor(...)) for int and float domains, decoding the
-// bounds without boxing them (decodeInt, decodeFloat).
-func (c *boundsCol) setTyped(i int, f *manifest.DataFile, pos int, t schema.Type) {
-	c.nulls[i], c.values[i] = -1, -1
-	if pos < len(f.NullCounts) {
-		c.nulls[i] = f.NullCounts[pos]
-	}
-	if pos < len(f.ValueCounts) {
-		c.values[i] = f.ValueCounts[pos]
-	}
-	var lo, hi []byte
-	if pos < len(f.LowerBounds) {
-		lo = f.LowerBounds[pos]
-	}
-	if pos < len(f.UpperBounds) && (pos >= len(f.BoundsExact) || f.BoundsExact[pos]) {
-		hi = f.UpperBounds[pos] // a truncated upper bound is not an upper bound
+// setTyped is set(decodeStats(...)) for int and float domains, decoding
+// the bounds without boxing them (decodeInt, decodeFloat).
+func (c *boundsCol) setTyped(i int, cs manifest.ColumnStats, t schema.Type) {
+	c.nulls[i], c.values[i] = cs.Nulls, cs.Values
+	lo, hi := cs.Lower, cs.Upper
+	if !cs.Exact {
+		hi = nil // a truncated upper bound is not an upper bound
 	}
 	if c.dom == bdInt {
 		if lo != nil {

@@ -22,34 +22,23 @@ type colStats struct {
 	values       int64
 }
 
-// statsFor returns the file's stats for a field id, or false if it has
-// none.
+// statsFor returns the file's stats for a field id, decoded into the
+// comparison domain, or false if it has none.
 func statsFor(f *manifest.DataFile, fieldID int, t schema.Type) (colStats, bool) {
-	for i, id := range f.FieldIDs {
-		if id != fieldID {
-			continue
-		}
-		st := colStats{nulls: -1, values: -1}
-		if i < len(f.NullCounts) {
-			st.nulls = f.NullCounts[i]
-		}
-		if i < len(f.ValueCounts) {
-			st.values = f.ValueCounts[i]
-		}
-		if i < len(f.LowerBounds) && f.LowerBounds[i] != nil {
-			st.lower = boundValue(t, f.LowerBounds[i])
-		}
-		if i < len(f.UpperBounds) && f.UpperBounds[i] != nil {
-			st.upper = boundValue(t, f.UpperBounds[i])
-			// A truncated upper bound is not an upper bound of the values.
-			if i < len(f.BoundsExact) && !f.BoundsExact[i] {
-				st.upper = nil
-			}
-		}
-		return st, true
+	cs, ok := f.ColumnStats(fieldID)
+	return decodeStats(cs, t), ok
+}
+
+// decodeStats decodes a file's column stats into the comparison domain.
+func decodeStats(cs manifest.ColumnStats, t schema.Type) colStats {
+	st := colStats{nulls: cs.Nulls, values: cs.Values}
+	if cs.Lower != nil {
+		st.lower = boundValue(t, cs.Lower)
 	}
-	// A column the file does not have (added later) is all NULL.
-	return colStats{nulls: f.RecordCount, values: f.RecordCount}, f.StatsState == manifest.StatsProvided
+	if cs.Upper != nil && cs.Exact { // a truncated upper bound is not an upper bound of the values
+		st.upper = boundValue(t, cs.Upper)
+	}
+	return st
 }
 
 func boundValue(t schema.Type, b []byte) any {

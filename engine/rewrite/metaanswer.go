@@ -112,10 +112,10 @@ func aggregateFromStats(e sql.Expression, t *provider.Table, files []manifest.Da
 			}
 			for i := range files {
 				st, ok := columnStats(&files[i], col)
-				if !ok || st.nulls < 0 {
+				if !ok {
 					return nil, false
 				}
-				n += st.values - st.nulls
+				n += st.Values - st.Nulls
 			}
 			return n, true
 		}
@@ -127,35 +127,15 @@ func aggregateFromStats(e sql.Expression, t *provider.Table, files []manifest.Da
 	return nil, false
 }
 
-type fileStats struct {
-	values, nulls, nans int64
-	lower, upper        []byte
-	exact               bool
-}
-
-// columnStats returns a file's stats for col. A column the file lacks (it
-// was added later) is all NULL in it.
-func columnStats(f *manifest.DataFile, col schema.Column) (fileStats, bool) {
-	if f.StatsState != manifest.StatsProvided {
-		return fileStats{}, false
+// columnStats returns a file's stats for col when they are provided and
+// its counts known. A column the file lacks (it was added later) is all
+// NULL in it.
+func columnStats(f *manifest.DataFile, col schema.Column) (manifest.ColumnStats, bool) {
+	st, ok := f.ColumnStats(col.ID)
+	if !ok || f.StatsState != manifest.StatsProvided || st.Values < 0 || st.Nulls < 0 {
+		return st, false
 	}
-	for i, id := range f.FieldIDs {
-		if id != col.ID {
-			continue
-		}
-		st := fileStats{values: f.ValueCounts[i], nulls: f.NullCounts[i], exact: true}
-		if i < len(f.NaNCounts) {
-			st.nans = f.NaNCounts[i]
-		}
-		if i < len(f.LowerBounds) {
-			st.lower, st.upper = f.LowerBounds[i], f.UpperBounds[i]
-		}
-		if i < len(f.BoundsExact) {
-			st.exact = f.BoundsExact[i]
-		}
-		return st, true
-	}
-	return fileStats{values: f.RecordCount, nulls: f.RecordCount, exact: true}, true
+	return st, true
 }
 
 func extreme(child sql.Expression, w *sql.WindowDefinition, t *provider.Table, files []manifest.DataFile, dir int) (any, bool) {
@@ -170,15 +150,15 @@ func extreme(child sql.Expression, w *sql.WindowDefinition, t *provider.Table, f
 	var best any
 	for i := range files {
 		st, ok := columnStats(&files[i], col)
-		if !ok || !st.exact || st.nans != 0 || st.nulls < 0 {
+		if !ok || !st.Exact || st.NaNs != 0 {
 			return nil, false
 		}
-		if st.values == st.nulls {
+		if st.Values == st.Nulls {
 			continue // only NULLs here
 		}
-		b := st.lower
+		b := st.Lower
 		if dir > 0 {
-			b = st.upper
+			b = st.Upper
 		}
 		if b == nil {
 			return nil, false // a bound left out (too long): not exact
