@@ -1,0 +1,137 @@
+package catalogstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/lakesql/lakesql/catalogstore/meta"
+)
+
+// Tag is a named reference to one snapshot. A tagged snapshot is pinned:
+// expiry keeps it.
+type Tag struct {
+	Name       string    `json:"name"`
+	SnapshotID int64     `json:"snapshot-id"`
+	Author     string    `json:"author"`
+	CreatedAt  time.Time `json:"created-at"`
+}
+
+func tagPath(id Ident, name string) string { return meta.Join(datasetPath(id), "tags", name) }
+
+// CreateTag tags a snapshot of a dataset (snapshotID 0: the head).
+// ErrTagExists, ErrSnapshotNotFound (missing or expired snapshot, or an
+// empty table), ErrBadIdentifier, ErrDatasetNotFound.
+func (c *Catalog) CreateTag(ctx context.Context, id Ident, name string, snapshotID int64, author string) (*Tag, error) {
+	if err := CheckName("tag", name); err != nil {
+		return nil, err
+	}
+	if name == MainBranch {
+		return nil, fmt.Errorf("%w: %q names the branch (the head); choose another tag name", ErrBadIdentifier, name)
+	}
+	var tag *Tag
+	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		ds, err := loadDataset(tx, id)
+		if err != nil {
+			return err
+		}
+		snap := snapshotID
+		if snap == 0 {
+			snap = ds.CurrentSnapshotID
+		}
+		if snap == 0 {
+			return fmt.Errorf("%w: %s has no snapshots yet; nothing to tag", ErrSnapshotNotFound, id.Short())
+		}
+		sd, err := tx.Get(snapshotPath(id, snap))
+		if errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s has no snapshot %d", ErrSnapshotNotFound, id.Short(), snap)
+		} else if err != nil {
+			return err
+		}
+		var rec SnapshotRecord
+		if err := sd.Decode(&rec); err != nil {
+			return err
+		}
+		if rec.Expired {
+			return expiredError(ds, snap)
+		}
+		if _, err := tx.Get(tagPath(id, name)); err == nil {
+			return fmt.Errorf("%w: %s already has a tag %q; drop it first with CALL drop_tag", ErrTagExists, id.Short(), name)
+		} else if !errors.Is(err, meta.ErrNotFound) {
+			return err
+		}
+		tag = &Tag{Name: name, SnapshotID: snap, Author: author, CreatedAt: c.now()}
+		data, err := meta.Encode(tag)
+		if err != nil {
+			return err
+		}
+		return tx.Create(tagPath(id, name), data)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.audit(ctx, "create", "tag", id.Workspace, id.Collection, id.Name+"@"+name, author)
+	return tag, nil
+}
+
+// DropTag removes a tag and returns it. ErrTagNotFound.
+func (c *Catalog) DropTag(ctx context.Context, id Ident, name, author string) (*Tag, error) {
+	var tag Tag
+	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		if _, err := loadDataset(tx, id); err != nil {
+			return err
+		}
+		d, err := tx.Get(tagPath(id, name))
+		if errors.Is(err, meta.ErrNotFound) || errors.Is(err, meta.ErrBadPath) {
+			return fmt.Errorf("%w: %s has no tag %q", ErrTagNotFound, id.Short(), name)
+		} else if err != nil {
+			return err
+		}
+		if err := d.Decode(&tag); err != nil {
+			return err
+		}
+		return tx.Delete(tagPath(id, name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.audit(ctx, "drop", "tag", id.Workspace, id.Collection, id.Name+"@"+name, author)
+	return &tag, nil
+}
+
+// Tag loads one tag. ErrTagNotFound.
+func (c *Catalog) Tag(ctx context.Context, ds *Dataset, name string) (*Tag, error) {
+	d, err := c.meta.Get(ctx, tagPath(ds.Ident(), name))
+	if errors.Is(err, meta.ErrNotFound) || errors.Is(err, meta.ErrBadPath) {
+		return nil, fmt.Errorf("%w: %s has no tag %q", ErrTagNotFound, ds.Ident().Short(), name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load tag %q of %s: %w", name, ds.Ident().Short(), err)
+	}
+	var t Tag
+	if err := d.Decode(&t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Tags lists a dataset's tags by name. Tagged snapshots are pinned against
+// expiry.
+func (c *Catalog) Tags(ctx context.Context, ds *Dataset) ([]Tag, error) {
+	docs, err := c.meta.List(ctx, meta.Join(datasetPath(ds.Ident()), "tags"))
+	if err != nil {
+		return nil, fmt.Errorf("list tags of %s: %w", ds.Ident().Short(), err)
+	}
+	out := make([]Tag, 0, len(docs))
+	for _, d := range docs {
+		var t Tag
+		if err := d.Decode(&t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
