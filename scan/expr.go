@@ -50,22 +50,36 @@ type Expr struct {
 	root *enode
 }
 
+// nodeOp is an enode's operation. The arithmetic ones are the bytes of
+// GMS's operator text, so compileArith takes them from it directly.
+type nodeOp byte
+
+const (
+	opColumn  nodeOp = 'c' // a column's vector
+	opConst   nodeOp = 'k' // a constant, in the node's domain
+	opAdd     nodeOp = '+'
+	opSub     nodeOp = '-'
+	opMul     nodeOp = '*'
+	opNeg     nodeOp = 'n' // unary minus (l only)
+	opConvert nodeOp = 'v' // l converted to the node's domain (l only)
+)
+
 // enode is one node of a compiled expression.
 type enode struct {
-	op    byte // 'c' column, 'k' constant, '+', '-', '*', 'n' negate, 'v' convert
+	op    nodeOp
 	dom   domain
 	scale int32       // domDec: the scale of every value
-	field int         // 'c': field id
-	kind  schema.Kind // 'c': the column's kind
-	l, r  *enode      // operands ('n', 'v': l only)
-	// 'k': the value, in dom
+	field int         // opColumn: field id
+	kind  schema.Kind // opColumn: the column's kind
+	l, r  *enode      // operands (opNeg, opConvert: l only)
+	// opConst: the value, in dom
 	i int64
 	u uint64
 	f float64
 	d decimal128.Num
-	// domDec '+', '-': operand rescale factors (1: none)
+	// domDec opAdd, opSub: operand rescale factors (1: none)
 	fl, fr decimal128.Num
-	// 'n' over a 64-bit integer: -MinInt64 is an error in GMS
+	// opNeg over a 64-bit integer: -MinInt64 is an error in GMS
 	check64 bool
 	key     string // canonical text: equal keys compute equal vectors
 }
@@ -77,7 +91,7 @@ type enode struct {
 // to signed, or an expression without any column.
 func CompileExpr(s *schema.Schema, e sql.Expression) (*Expr, bool) {
 	n, ok := compileNode(s, e)
-	if !ok || n.op == 'k' {
+	if !ok || n.op == opConst {
 		return nil, false
 	}
 	return &Expr{root: n}, true
@@ -123,7 +137,7 @@ func compileNode(s *schema.Schema, e sql.Expression) (*enode, bool) {
 		if !ok {
 			return nil, false
 		}
-		n := &enode{op: 'c', dom: d, field: c.ID, kind: c.Type.Kind}
+		n := &enode{op: opColumn, dom: d, field: c.ID, kind: c.Type.Kind}
 		if d == domDec {
 			n.scale = int32(c.Type.Scale)
 		}
@@ -148,7 +162,7 @@ func constant(t sql.Type, v any) (*enode, bool) {
 	if !ok {
 		return nil, false
 	}
-	n := &enode{op: 'k', dom: d}
+	n := &enode{op: opConst, dom: d}
 	return n, n.setConst(t, v)
 }
 
@@ -206,7 +220,7 @@ func compileNeg(s *schema.Schema, x *expression.UnaryMinus) (*enode, bool) {
 	if !ok {
 		return nil, false
 	}
-	if c.op == 'k' {
+	if c.op == opConst {
 		v, err := x.Eval(sql.NewEmptyContext(), nil) // GMS folds it: exact by construction
 		if err != nil {
 			return nil, false
@@ -219,11 +233,11 @@ func compileNeg(s *schema.Schema, x *expression.UnaryMinus) (*enode, bool) {
 	case domInt:
 		// GMS widens -MIN of int8..int32 into the next type; in int64 the
 		// value is the same. Only a 64-bit operand can hit -MinInt64.
-		n := &enode{op: 'n', dom: domInt, l: c, check64: c.op != 'c' || c.kind == schema.Int64}
+		n := &enode{op: opNeg, dom: domInt, l: c, check64: c.op != opColumn || c.kind == schema.Int64}
 		n.key = "n(" + c.key + ")"
 		return n, true
 	default:
-		n := &enode{op: 'n', dom: c.dom, scale: c.scale, l: c}
+		n := &enode{op: opNeg, dom: c.dom, scale: c.scale, l: c}
 		n.key = "n(" + c.key + ")"
 		return n, true
 	}
@@ -243,7 +257,7 @@ func compileArith(s *schema.Schema, x *expression.Arithmetic) (*enode, bool) {
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	if l.op == 'k' && r.op == 'k' {
+	if l.op == opConst && r.op == opConst {
 		v, err := x.Eval(sql.NewEmptyContext(), nil)
 		if err != nil {
 			return nil, false
@@ -256,10 +270,10 @@ func compileArith(s *schema.Schema, x *expression.Arithmetic) (*enode, bool) {
 	if r, ok2 = coerce(r, x.RightChild.Type(), d); !ok2 {
 		return nil, false
 	}
-	n := &enode{op: op[0], dom: d, l: l, r: r}
+	n := &enode{op: nodeOp(op[0]), dom: d, l: l, r: r}
 	if d == domDec {
 		switch n.op {
-		case '*':
+		case opMul:
 			n.scale = l.scale + r.scale
 		default:
 			n.scale = max(l.scale, r.scale)
@@ -281,12 +295,12 @@ func coerce(n *enode, t sql.Type, d domain) (*enode, bool) {
 	if n.dom == d {
 		return n, true
 	}
-	if n.op == 'k' {
-		k := &enode{op: 'k', dom: d}
+	if n.op == opConst {
+		k := &enode{op: opConst, dom: d}
 		v := constValue(n)
 		return k, k.setConst(t, v)
 	}
-	if n.op == 'c' {
+	if n.op == opColumn {
 		// A column loads straight into any domain that holds its values
 		// exactly.
 		switch {
@@ -302,7 +316,7 @@ func coerce(n *enode, t sql.Type, d domain) (*enode, bool) {
 	switch {
 	case d == domFloat && (n.dom == domInt || n.dom == domUint),
 		d == domDec && (n.dom == domInt || n.dom == domUint):
-		return &enode{op: 'v', dom: d, l: n, key: fmt.Sprintf("v%d(%s)", d, n.key)}, true
+		return &enode{op: opConvert, dom: d, l: n, key: fmt.Sprintf("v%d(%s)", d, n.key)}, true
 	}
 	return nil, false // DECIMAL to float, unsigned results to signed
 }
@@ -337,14 +351,14 @@ func (e *Expr) resultType() schema.Type {
 // goTyped reports whether the expression's values have one Go type, the
 // one its domain names (GMS's unary minus changes int8..int32 types at
 // their minimum), so MIN and MAX of it return the row path's types.
-func (e *Expr) goTyped() bool { return e.root.op != 'n' }
+func (e *Expr) goTyped() bool { return e.root.op != opNeg }
 
 // program is the expressions of one plan, equal subexpressions shared,
 // nodes in evaluation order (operands first).
 type program struct {
 	nodes []*enode
 	index map[string]int
-	cols  []int // record column per 'c' node (by node index)
+	cols  []int // record column per opColumn node (by node index)
 	outs  []int // node index of each added expression
 }
 
@@ -374,7 +388,7 @@ func (p *program) addNode(n *enode, colOf func(id int) (int, bool)) (int, bool) 
 			}
 		}
 	}
-	if n.op == 'c' {
+	if n.op == opColumn {
 		var ok bool
 		if col, ok = colOf(n.field); !ok {
 			return 0, false
@@ -467,13 +481,13 @@ func (ev *evaluator) eval(rec arrow.Record, sel []int32) error {
 		v := &ev.vecs[i]
 		*v = vec{node: nd}
 		switch nd.op {
-		case 'k':
+		case opConst:
 			v.isConst = true
-		case 'c':
+		case opColumn:
 			ev.load(i, v, rec.Column(ev.p.cols[i]), n, sel)
-		case 'v':
+		case opConvert:
 			ev.convert(i, v, &ev.vecs[ev.p.index[nd.l.key]], n, sel)
-		case 'n':
+		case opNeg:
 			if err := ev.negate(i, v, &ev.vecs[ev.p.index[nd.l.key]], n, sel); err != nil {
 				return err
 			}
@@ -787,20 +801,20 @@ func (ev *evaluator) arith(i int, v, a, b *vec, n int, sel []int32) error {
 // arithN is + - * in Go's own (wrapping, IEEE) arithmetic, as GMS's
 // plus/minus/mult compute int64, uint64 and float64 operands. Each result
 // is stored before the next operation, so nothing fuses into an FMA.
-func arithN[T int64 | uint64 | float64](op byte, dst []T, a, b operand[T], sel []int32) {
+func arithN[T int64 | uint64 | float64](op nodeOp, dst []T, a, b operand[T], sel []int32) {
 	switch {
 	case a.isConst:
 		x := a.c
 		switch op {
-		case '+':
+		case opAdd:
 			for _, i := range sel {
 				dst[i] = x + b.v[i]
 			}
-		case '-':
+		case opSub:
 			for _, i := range sel {
 				dst[i] = x - b.v[i]
 			}
-		case '*':
+		case opMul:
 			for _, i := range sel {
 				dst[i] = x * b.v[i]
 			}
@@ -808,30 +822,30 @@ func arithN[T int64 | uint64 | float64](op byte, dst []T, a, b operand[T], sel [
 	case b.isConst:
 		y := b.c
 		switch op {
-		case '+':
+		case opAdd:
 			for _, i := range sel {
 				dst[i] = a.v[i] + y
 			}
-		case '-':
+		case opSub:
 			for _, i := range sel {
 				dst[i] = a.v[i] - y
 			}
-		case '*':
+		case opMul:
 			for _, i := range sel {
 				dst[i] = a.v[i] * y
 			}
 		}
 	default:
 		switch op {
-		case '+':
+		case opAdd:
 			for _, i := range sel {
 				dst[i] = a.v[i] + b.v[i]
 			}
-		case '-':
+		case opSub:
 			for _, i := range sel {
 				dst[i] = a.v[i] - b.v[i]
 			}
-		case '*':
+		case opMul:
 			for _, i := range sel {
 				dst[i] = a.v[i] * b.v[i]
 			}
@@ -849,7 +863,7 @@ func (o operand[T]) at(i int32) T {
 // arithDec is exact DECIMAL + - * in 128 bits at the node's scale; NULL
 // rows are skipped (their values are not meaningful).
 func arithDec(nd *enode, dst []decimal128.Num, a, b operand[decimal128.Num], valid []byte, sel []int32) error {
-	if nd.op == '*' {
+	if nd.op == opMul {
 		switch {
 		case a.isConst:
 			return mulDecC(dst, b.v, a.c, valid, sel)
@@ -889,7 +903,7 @@ func arithDec(nd *enode, dst []decimal128.Num, a, b operand[decimal128.Num], val
 		}
 		fr = one
 	}
-	sub := nd.op == '-'
+	sub := nd.op == opSub
 	for _, i := range sel {
 		if valid != nil && valid[i>>3]&(1<<(i&7)) == 0 {
 			continue
