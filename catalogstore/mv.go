@@ -372,20 +372,7 @@ func (c *Catalog) ListMaterializedViews(ctx context.Context, ws, coll string) ([
 // MaterializedViewStatements lists the SQL versions of a materialized
 // view, oldest first.
 func (c *Catalog) MaterializedViewStatements(ctx context.Context, id Ident) ([]Statement, error) {
-	docs, err := c.meta.List(ctx, meta.Join(datasetPath(id), "statement"))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Statement, 0, len(docs))
-	for _, d := range docs {
-		var s Statement
-		if err := d.Decode(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	sortStatements(out)
-	return out, nil
+	return c.statements(ctx, datasetPath(id))
 }
 
 // DropMaterializedView drops a materialized view: its triggers on every

@@ -45,18 +45,8 @@ func (c *Catalog) CommitOffset(ctx context.Context, consumer string, id Ident, s
 			return err
 		}
 		if snapshotID > 0 {
-			sd, err := tx.Get(snapshotPath(id, snapshotID))
-			if errors.Is(err, meta.ErrNotFound) {
-				return fmt.Errorf("%w: %s has no snapshot %d (the head is %d)", ErrSnapshotNotFound, id.Short(), snapshotID, ds.CurrentSnapshotID)
-			} else if err != nil {
+			if err := checkLiveSnapshot(tx, ds, snapshotID); err != nil {
 				return err
-			}
-			var rec SnapshotRecord
-			if err := sd.Decode(&rec); err != nil {
-				return err
-			}
-			if rec.Expired {
-				return expiredError(ds, snapshotID)
 			}
 		}
 		if od, err := tx.Get(path); err == nil {

@@ -44,18 +44,8 @@ func (c *Catalog) CreateTag(ctx context.Context, id Ident, name string, snapshot
 		if snap == 0 {
 			return fmt.Errorf("%w: %s has no snapshots yet; nothing to tag", ErrSnapshotNotFound, id.Short())
 		}
-		sd, err := tx.Get(snapshotPath(id, snap))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s has no snapshot %d", ErrSnapshotNotFound, id.Short(), snap)
-		} else if err != nil {
+		if err := checkLiveSnapshot(tx, ds, snap); err != nil {
 			return err
-		}
-		var rec SnapshotRecord
-		if err := sd.Decode(&rec); err != nil {
-			return err
-		}
-		if rec.Expired {
-			return expiredError(ds, snap)
 		}
 		if _, err := tx.Get(tagPath(id, name)); err == nil {
 			return fmt.Errorf("%w: %s already has a tag %q; drop it first with CALL drop_tag", ErrTagExists, id.Short(), name)

@@ -68,6 +68,25 @@ func expiredError(ds *Dataset, id int64) error {
 		ErrSnapshotNotFound, id, ds.Ident().Short(), ds.Name)
 }
 
+// checkLiveSnapshot checks inside a transaction that snapshot id of ds
+// exists and is not expired (what a tag or an offset may point at).
+func checkLiveSnapshot(tx meta.Tx, ds *Dataset, id int64) error {
+	sd, err := tx.Get(snapshotPath(ds.Ident(), id))
+	if errors.Is(err, meta.ErrNotFound) {
+		return fmt.Errorf("%w: %s has no snapshot %d (the head is %d)", ErrSnapshotNotFound, ds.Ident().Short(), id, ds.CurrentSnapshotID)
+	} else if err != nil {
+		return err
+	}
+	var rec SnapshotRecord
+	if err := sd.Decode(&rec); err != nil {
+		return err
+	}
+	if rec.Expired {
+		return expiredError(ds, id)
+	}
+	return nil
+}
+
 // LiveSnapshot loads a snapshot that can be read: ErrSnapshotNotFound if
 // it does not exist or has expired.
 func (c *Catalog) LiveSnapshot(ctx context.Context, ds *Dataset, id int64) (*Snapshot, error) {

@@ -138,7 +138,13 @@ func (c *Catalog) ListViews(ctx context.Context, ws, coll string) ([]View, error
 
 // ViewStatements lists the SQL versions of a view, oldest first.
 func (c *Catalog) ViewStatements(ctx context.Context, id Ident) ([]Statement, error) {
-	docs, err := c.meta.List(ctx, meta.Join(viewPath(id), "statement"))
+	return c.statements(ctx, viewPath(id))
+}
+
+// statements lists the SQL versions kept below a view's or materialized
+// view's document, oldest first.
+func (c *Catalog) statements(ctx context.Context, doc string) ([]Statement, error) {
+	docs, err := c.meta.List(ctx, meta.Join(doc, "statement"))
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,17 @@ func (q *InProcessQueue) Enqueue(_ context.Context, job *catalogstore.Job) error
 
 // Wait blocks until no job is queued or running, or ctx ends.
 func (q *InProcessQueue) Wait(ctx context.Context) error {
+	select {
+	case <-q.idleSignal():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// idleSignal returns a channel closed once no job is queued or running
+// (a sync.Cond cannot be selected on together with a deadline).
+func (q *InProcessQueue) idleSignal() <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		q.mu.Lock()
@@ -89,12 +100,7 @@ func (q *InProcessQueue) Wait(ctx context.Context) error {
 		q.mu.Unlock()
 		close(done)
 	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return done
 }
 
 // closeGrace bounds how long Close waits for queued and running jobs.
@@ -112,17 +118,8 @@ func (q *InProcessQueue) Close() {
 	}
 	q.closed = true
 	q.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		q.mu.Lock()
-		for q.busy > 0 {
-			q.idle.Wait()
-		}
-		q.mu.Unlock()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-q.idleSignal():
 	case <-time.After(closeGrace):
 	}
 	q.cancel()
