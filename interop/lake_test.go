@@ -68,7 +68,8 @@ func (l *lake) metadata(table string) string {
 // snapshotIDs lists a table's snapshot ids, oldest first.
 func (l *lake) snapshotIDs(table string) []int64 {
 	l.t.Helper()
-	r := l.query(fmt.Sprintf("SELECT snapshot_id FROM `%s$snapshots` ORDER BY snapshot_id", table))
+	coll, name, _ := strings.Cut(table, ".")
+	r := l.query(fmt.Sprintf("SELECT snapshot_id FROM `%s`.`%s$snapshots` ORDER BY snapshot_id", coll, name))
 	var out []int64
 	for _, row := range r.Rows {
 		out = append(out, toInt64(row[0]))
