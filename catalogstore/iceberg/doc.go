@@ -6,7 +6,9 @@
 //
 // # Layout
 //
-// Under the dataset's location, in metadata/iceberg/:
+// Under the dataset's location, in iceberg/metadata/ (the table root is
+// {location}/iceberg, in the Hadoop-catalog layout file-system readers
+// expect; the data files stay where lakesql wrote them):
 //
 //	snap-{snapshot-id}.avro      the manifest list of one snapshot
 //	m-{writer}-{added}-{spec}-{nonce}.avro

@@ -16,8 +16,15 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
-// Dir is where a dataset's Iceberg metadata lives, under its location.
-const Dir = "metadata/iceberg"
+// Table is the Iceberg table's root under a dataset's location, and Dir its
+// metadata directory: the Hadoop-catalog layout (<table>/metadata/
+// version-hint.text, v<N>.metadata.json) that Spark's Hadoop catalog,
+// DuckDB's version guessing and icebird expect. Outside lakesql's own
+// data/ and metadata/, orphan cleanup never touches it.
+const (
+	Table = "iceberg"
+	Dir   = Table + "/metadata"
+)
 
 // Result is what Export did.
 type Result struct {
@@ -221,7 +228,7 @@ func (x *export) sourceSchema(p partition.Spec) *schema.Schema {
 func (x *export) metadata(live []catalogstore.Snapshot, tags []catalogstore.Tag) *metadata {
 	ds := x.ds
 	md := &metadata{
-		FormatVersion: 2, TableUUID: ds.UUID, Location: x.uri(ds.Location),
+		FormatVersion: 2, TableUUID: ds.UUID, Location: x.uri(ds.Location + "/" + Table),
 		LastSequenceNumber: ds.LastSequenceNumber,
 		LastUpdatedMS:      ds.UpdatedAt.UnixMilli(),
 		CurrentSchemaID:    ds.Schema.ID,
