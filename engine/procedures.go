@@ -22,6 +22,7 @@ func procedureSets() [][]sql.ExternalStoredProcedureDetails {
 		historyProcedures(),
 		maintenanceProcedures(),
 		ingestProcedures(),
+		icebergProcedures(),
 	}
 }
 

@@ -6,4 +6,6 @@ go=${GO:-go}
 timeout=${TIMEOUT:-25m}
 pkgs=$($go list ./... | grep -v '/conformance$')
 $go test -count=1 -timeout "$timeout" $pkgs
+# Readers lakesql did not write (iceberg-go), in their own module.
+(cd interop && $go test -count=1 -timeout "$timeout" ./...)
 $go test -count=1 -timeout "$timeout" -v ./conformance/ | grep -v -e '^=== RUN' -e '^=== PAUSE' -e '^=== CONT'

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/iceberg"
 	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
@@ -64,6 +65,8 @@ var table = []struct {
 	{partition.ErrBadTransform, Code{mysql.ERNotSupportedYet, "42000"}},
 	{partition.ErrTransformType, Code{mysql.ERNotSupportedYet, "42000"}},
 	{partition.ErrBadSpec, Code{mysql.ERNotSupportedYet, "42000"}},
+	{iceberg.ErrNoIcebergType, Code{mysql.ERNotSupportedYet, "42000"}},
+	{iceberg.ErrBadMetadata, Code{1030, "HY000"}}, // ER_GET_ERRNO: storage engine error
 	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
 	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE
 }

@@ -132,6 +132,7 @@ It exits non-zero on the first error.`,
 	root.AddCommand(newServeCmd(g, stderr), newVersionCmd(stdout))
 	root.AddCommand(newWorkerCmd(g, stdout, stderr))
 	root.AddCommand(newCompactCmd(g, stdout, stderr), newFsckCmd(g, stdout, stderr), newExpireCmd(g, stdout, stderr))
+	root.AddCommand(newIcebergCmd(g, stdout, stderr))
 	return root
 }
 
