@@ -15,6 +15,9 @@ var (
 	ErrCollectionNotFound = errors.New("collection not found")
 	ErrCollectionExists   = errors.New("collection already exists")
 	ErrCollectionNotEmpty = errors.New("collection is not empty")
+	// ErrWorkspaceNotEmpty: DROP WORKSPACE without CASCADE on a workspace
+	// that still has collections.
+	ErrWorkspaceNotEmpty = errors.New("workspace is not empty")
 	ErrDatasetNotFound    = errors.New("dataset not found")
 	ErrDatasetExists      = errors.New("dataset already exists")
 	ErrViewNotFound       = errors.New("view not found")

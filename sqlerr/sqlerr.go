@@ -42,6 +42,7 @@ var table = []struct {
 	{catalogstore.ErrCollectionNotFound, Code{mysql.ERBadDb, "42000"}},
 	{catalogstore.ErrCollectionExists, Code{mysql.ERDbCreateExists, "HY000"}},
 	{catalogstore.ErrCollectionNotEmpty, Code{1010, "HY000"}}, // ER_DB_DROP_RMDIR
+	{catalogstore.ErrWorkspaceNotEmpty, Code{1010, "HY000"}},  // ER_DB_DROP_RMDIR
 	{catalogstore.ErrDatasetNotFound, Code{mysql.ERNoSuchTable, "42S02"}},
 	{catalogstore.ErrDatasetExists, Code{mysql.ERTableExists, "42S01"}},
 	{catalogstore.ErrViewNotFound, Code{mysql.ERNoSuchTable, "42S02"}},
