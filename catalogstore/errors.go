@@ -18,11 +18,11 @@ var (
 	// ErrWorkspaceNotEmpty: DROP WORKSPACE without CASCADE on a workspace
 	// that still has collections.
 	ErrWorkspaceNotEmpty = errors.New("workspace is not empty")
-	ErrDatasetNotFound    = errors.New("dataset not found")
-	ErrDatasetExists      = errors.New("dataset already exists")
-	ErrViewNotFound       = errors.New("view not found")
-	ErrViewExists         = errors.New("view already exists")
-	ErrSnapshotNotFound   = errors.New("snapshot not found")
+	ErrDatasetNotFound   = errors.New("dataset not found")
+	ErrDatasetExists     = errors.New("dataset already exists")
+	ErrViewNotFound      = errors.New("view not found")
+	ErrViewExists        = errors.New("view already exists")
+	ErrSnapshotNotFound  = errors.New("snapshot not found")
 	// ErrLocked: the dataset or collection is locked-by someone and cannot
 	// be dropped or renamed.
 	ErrLocked = errors.New("locked")
