@@ -31,6 +31,10 @@ var (
 	// ErrEgressRestricted: a copy out of a workspace whose
 	// egress_protection is on.
 	ErrEgressRestricted = errors.New("egress protection is on")
+	// ErrMaterializedViewReadOnly: a user write (INSERT, UPDATE, DELETE,
+	// TRUNCATE, ALTER) to a materialized view, which only its refresh
+	// writes.
+	ErrMaterializedViewReadOnly = errors.New("materialized view is read-only")
 	// ErrUnknownProperty: a workspace or dataset property that does not
 	// exist.
 	ErrUnknownProperty = errors.New("unknown property")
