@@ -35,6 +35,9 @@ var (
 	// TRUNCATE, ALTER) to a materialized view, which only its refresh
 	// writes.
 	ErrMaterializedViewReadOnly = errors.New("materialized view is read-only")
+	// ErrDuplicateFile: a commit would list a data file that is already
+	// live (add_files of a registered file).
+	ErrDuplicateFile = errors.New("data file already live")
 	// ErrUnknownProperty: a workspace or dataset property that does not
 	// exist.
 	ErrUnknownProperty = errors.New("unknown property")

@@ -55,10 +55,11 @@ var table = []struct {
 	{catalogstore.ErrUnknownProperty, Code{mysql.ERUnknownSystemVariable, "HY000"}},
 	{catalogstore.ErrBadValue, Code{mysql.ERWrongValueForVar, "42000"}},
 	{catalogstore.ErrMaterializedViewReadOnly, Code{1288, "HY000"}}, // ER_NON_UPDATABLE_TABLE
-	{catalogstore.ErrSchema, Code{1846, "0A000"}},                   // ER_ALTER_OPERATION_NOT_SUPPORTED
-	{catalogstore.ErrNotMaterializedView, Code{1347, "HY000"}},      // ER_WRONG_OBJECT
-	{catalogstore.ErrRefreshDenied, Code{1142, "42000"}},            // ER_TABLEACCESS_DENIED_ERROR
-	{catalogstore.ErrJobNotFound, Code{1032, "HY000"}},              // ER_KEY_NOT_FOUND
+	{catalogstore.ErrDuplicateFile, Code{mysql.ERDupEntry, "23000"}},
+	{catalogstore.ErrSchema, Code{1846, "0A000"}},              // ER_ALTER_OPERATION_NOT_SUPPORTED
+	{catalogstore.ErrNotMaterializedView, Code{1347, "HY000"}}, // ER_WRONG_OBJECT
+	{catalogstore.ErrRefreshDenied, Code{1142, "42000"}},       // ER_TABLEACCESS_DENIED_ERROR
+	{catalogstore.ErrJobNotFound, Code{1032, "HY000"}},         // ER_KEY_NOT_FOUND
 	{catalogstore.ErrNotSupported, Code{mysql.ERNotSupportedYet, "42000"}},
 	{schema.ErrUnsupportedType, Code{mysql.ERNotSupportedYet, "42000"}},
 	{schema.ErrBadColumn, Code{mysql.ERWrongColumnName, "42000"}},
