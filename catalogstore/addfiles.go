@@ -3,6 +3,7 @@ package catalogstore
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
@@ -13,7 +14,8 @@ import (
 // footers: columns map to the schema by field id, or by name when the
 // files carry none, and each must store a type that reads as the column's.
 // With deferred, stats are not read: the files are registered pending.
-// A file that cannot be read or does not fit refuses the whole commit.
+// A file that cannot be read or does not fit, or one already live in the
+// dataset (ErrDuplicateFile), refuses the whole commit.
 func (c *Catalog) AddFiles(ctx context.Context, id Ident, keys []string, author string, deferred bool) (*Snapshot, error) {
 	ds, err := c.Dataset(ctx, id)
 	if err != nil {
@@ -21,6 +23,17 @@ func (c *Catalog) AddFiles(ctx context.Context, id Ident, keys []string, author 
 	}
 	if len(ds.Spec.Fields) > 0 {
 		return nil, fmt.Errorf("%w: add_files to the partitioned dataset %s (its files would need partition values)", ErrNotSupported, id.Short())
+	}
+	if ds.CurrentSnapshotID != 0 {
+		live, _, err := c.Files(ctx, ds, ds.CurrentSnapshotID)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range live {
+			if slices.Contains(keys, f.Path) {
+				return nil, fmt.Errorf("%w: %s is already live in %s; add_files registers a file once", ErrDuplicateFile, f.Path, id.Short())
+			}
+		}
 	}
 	files := make([]manifest.DataFile, 0, len(keys))
 	seen := map[string]bool{}

@@ -33,10 +33,21 @@ const (
 
 // AlterSchema applies changes in order as one new schema version. A column
 // added later is NULL in files written before. Errors: ErrSchema
-// (duplicate, missing or last column, narrowing), ErrBadIdentifier,
+// (duplicate, missing or last column, narrowing, a column a materialized
+// view reads), ErrMaterializedViewReadOnly, ErrBadIdentifier,
 // schema.ErrUnsupportedType.
 func (c *Catalog) AlterSchema(ctx context.Context, id Ident, author string, changes ...SchemaChange) (*Dataset, error) {
+	ds, err := c.Dataset(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkColumnReaders(ctx, ds, changes); err != nil {
+		return nil, err
+	}
 	return c.UpdateDataset(ctx, id, author, func(ds *Dataset) error {
+		if ds.IsMaterializedView() {
+			return fmt.Errorf("%w: %s is a materialized view; its columns come from its SQL (CREATE OR REPLACE MATERIALIZED VIEW to change them)", ErrMaterializedViewReadOnly, id.Short())
+		}
 		s := schema.Schema{ID: ds.Schema.ID + 1, Columns: append([]schema.Column(nil), ds.Schema.Columns...)}
 		next := ds.NextFieldID
 		for _, ch := range changes {

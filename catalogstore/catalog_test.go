@@ -179,7 +179,7 @@ func TestWorkspace_SetPropertyAndDrop(t *testing.T) {
 		if err := e.cat.SetWorkspaceProperty(ctx, e.ws, "colour", true, "x"); !errors.Is(err, catalogstore.ErrUnknownProperty) {
 			t.Fatalf("unknown property = %v, want ErrUnknownProperty", err)
 		}
-		if err := e.cat.DropWorkspace(ctx, e.ws, "x"); !errors.Is(err, catalogstore.ErrDeletionProtected) {
+		if err := e.cat.DropWorkspace(ctx, e.ws, "x", true); !errors.Is(err, catalogstore.ErrDeletionProtected) {
 			t.Fatalf("drop protected = %v, want ErrDeletionProtected", err)
 		}
 		if _, err := e.cat.Dataset(ctx, catalogstore.Ident{Workspace: e.ws, Collection: "c", Name: "d"}); err != nil {
@@ -188,7 +188,7 @@ func TestWorkspace_SetPropertyAndDrop(t *testing.T) {
 		if err := e.cat.SetWorkspaceProperty(ctx, e.ws, "deletion_protection", false, "x"); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.cat.DropWorkspace(ctx, e.ws, "x"); err != nil {
+		if err := e.cat.DropWorkspace(ctx, e.ws, "x", true); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.cat.Workspace(ctx, e.ws); !errors.Is(err, catalogstore.ErrWorkspaceNotFound) {

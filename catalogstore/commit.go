@@ -279,6 +279,19 @@ func (c *Catalog) nextManifest(ds *Dataset, parent []manifest.DataFile, cm Commi
 		return nil, sum, 0, &CommitError{Dataset: ds.Ident().Short(), Err: ErrCommitConflict, Retry: RePrepare,
 			Detail: fmt.Sprintf("%d of the files to remove are no longer live", len(removed)-found)}
 	}
+	livePaths := make(map[string]bool, len(live)+len(cm.Added))
+	for _, f := range live {
+		livePaths[f.Path] = true
+	}
+	for _, f := range cm.Added {
+		// A file listed twice would be read twice and wedge every later
+		// removal (issue 17): refuse it, also when a concurrent commit
+		// added it first.
+		if livePaths[f.Path] {
+			return nil, sum, 0, fmt.Errorf("%w: %s is already live in %s", ErrDuplicateFile, f.Path, ds.Ident().Short())
+		}
+		livePaths[f.Path] = true
+	}
 	for _, f := range cm.Added {
 		f.AddedSnapshotID = snapID
 		f.SequenceNumber = snapID

@@ -15,11 +15,14 @@ var (
 	ErrCollectionNotFound = errors.New("collection not found")
 	ErrCollectionExists   = errors.New("collection already exists")
 	ErrCollectionNotEmpty = errors.New("collection is not empty")
-	ErrDatasetNotFound    = errors.New("dataset not found")
-	ErrDatasetExists      = errors.New("dataset already exists")
-	ErrViewNotFound       = errors.New("view not found")
-	ErrViewExists         = errors.New("view already exists")
-	ErrSnapshotNotFound   = errors.New("snapshot not found")
+	// ErrWorkspaceNotEmpty: DROP WORKSPACE without CASCADE on a workspace
+	// that still has collections.
+	ErrWorkspaceNotEmpty = errors.New("workspace is not empty")
+	ErrDatasetNotFound   = errors.New("dataset not found")
+	ErrDatasetExists     = errors.New("dataset already exists")
+	ErrViewNotFound      = errors.New("view not found")
+	ErrViewExists        = errors.New("view already exists")
+	ErrSnapshotNotFound  = errors.New("snapshot not found")
 	// ErrLocked: the dataset or collection is locked-by someone and cannot
 	// be dropped or renamed.
 	ErrLocked = errors.New("locked")
@@ -28,6 +31,13 @@ var (
 	// ErrEgressRestricted: a copy out of a workspace whose
 	// egress_protection is on.
 	ErrEgressRestricted = errors.New("egress protection is on")
+	// ErrMaterializedViewReadOnly: a user write (INSERT, UPDATE, DELETE,
+	// TRUNCATE, ALTER) to a materialized view, which only its refresh
+	// writes.
+	ErrMaterializedViewReadOnly = errors.New("materialized view is read-only")
+	// ErrDuplicateFile: a commit would list a data file that is already
+	// live (add_files of a registered file).
+	ErrDuplicateFile = errors.New("data file already live")
 	// ErrUnknownProperty: a workspace or dataset property that does not
 	// exist.
 	ErrUnknownProperty = errors.New("unknown property")

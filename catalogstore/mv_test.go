@@ -301,7 +301,7 @@ func TestMV_DropWorkspaceTwoStep(t *testing.T) {
 		if _, err := e.mv(t, "a", "mv", src.Ident()); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.cat.DropWorkspace(ctx, e.ws, "tester"); !errors.Is(err, catalogstore.ErrDeletionProtected) {
+		if err := e.cat.DropWorkspace(ctx, e.ws, "tester", true); !errors.Is(err, catalogstore.ErrDeletionProtected) {
 			t.Fatalf("drop with deletion protection on: %v", err)
 		}
 		if e.triggerCount(t, src.Ident()) != 2 {
@@ -310,7 +310,7 @@ func TestMV_DropWorkspaceTwoStep(t *testing.T) {
 		if err := e.cat.SetWorkspaceProperty(ctx, e.ws, catalogstore.PropDeletionProtection, false, "tester"); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.cat.DropWorkspace(ctx, e.ws, "tester"); err != nil {
+		if err := e.cat.DropWorkspace(ctx, e.ws, "tester", true); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.cat.Workspace(ctx, e.ws); !errors.Is(err, catalogstore.ErrWorkspaceNotFound) {
@@ -349,7 +349,7 @@ func TestMV_DropWorkspaceReadByAnother(t *testing.T) {
 		if _, err := e.mv(t, "c", "m", foreign); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.cat.DropWorkspace(ctx, other, "owner"); err == nil || !strings.Contains(err.Error(), e.ws+".c.m") {
+		if err := e.cat.DropWorkspace(ctx, other, "owner", true); err == nil || !strings.Contains(err.Error(), e.ws+".c.m") {
 			t.Fatalf("drop a workspace a foreign view reads: %v", err)
 		}
 	})

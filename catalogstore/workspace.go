@@ -167,9 +167,12 @@ func (c *Catalog) SetWorkspaceProperty(ctx context.Context, ws, key string, valu
 
 // DropWorkspace drops a workspace and everything in it. Deletion protection
 // makes it a two-step act: ErrDeletionProtected until deletion_protection
-// is explicitly OFF. Materialized views go first, then datasets and views,
-// then collections, then the workspace's storage.
-func (c *Catalog) DropWorkspace(ctx context.Context, name, author string) error {
+// is explicitly OFF. A workspace that still has collections is dropped
+// only with cascade (ErrWorkspaceNotEmpty otherwise, naming them), as
+// DROP SCHEMA … CASCADE: a single statement never silently takes data.
+// Materialized views go first, then datasets and views, then collections,
+// then the workspace's storage.
+func (c *Catalog) DropWorkspace(ctx context.Context, name, author string, cascade bool) error {
 	w, err := c.Workspace(ctx, name)
 	if err != nil {
 		return err
@@ -180,6 +183,14 @@ func (c *Catalog) DropWorkspace(ctx context.Context, name, author string) error 
 	colls, err := c.ListCollections(ctx, name)
 	if err != nil {
 		return err
+	}
+	if len(colls) > 0 && !cascade {
+		names := make([]string, len(colls))
+		for i, coll := range colls {
+			names[i] = coll.Name
+		}
+		return fmt.Errorf("%w: workspace %q holds collections %s; drop them first or use DROP WORKSPACE %s CASCADE",
+			ErrWorkspaceNotEmpty, name, strings.Join(names, ", "), name)
 	}
 	for _, coll := range colls {
 		if coll.LockedBy != "" {

@@ -122,7 +122,7 @@ func (s *DropWorkspace) exec(ctx *sql.Context, sess Session) (sql.RowIter, error
 		return nil, fmt.Errorf("%w: workspace %q is this session's workspace; switch to another workspace first (USE WORKSPACE other)",
 			ErrDropCurrentWorkspace, s.Name)
 	}
-	err := sess.Catalog().DropWorkspace(ctx, s.Name, sess.Author())
+	err := sess.Catalog().DropWorkspace(ctx, s.Name, sess.Author(), s.Cascade)
 	if s.IfExists && errors.Is(err, catalogstore.ErrWorkspaceNotFound) {
 		note(ctx, mysql.ERDbDropExists, "Can't drop workspace %s; workspace doesn't exist", s.Name)
 		return okResult(0)

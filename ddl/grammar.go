@@ -51,7 +51,7 @@ var rules = []rule{
 	},
 	{
 		keywords: []string{"DROP", "WORKSPACE"},
-		syntax:   "DROP WORKSPACE [IF EXISTS] w",
+		syntax:   "DROP WORKSPACE [IF EXISTS] w [CASCADE | RESTRICT]",
 		parse:    parseDropWorkspace,
 	},
 	{
@@ -176,14 +176,16 @@ func (s *ShowWorkspaces) auth() ast.AuthInformation {
 	return ast.AuthInformation{AuthType: ast.AuthType_SHOW, TargetType: ast.AuthTargetType_Ignore}
 }
 
-// DropWorkspace is DROP WORKSPACE [IF EXISTS] name.
+// DropWorkspace is DROP WORKSPACE [IF EXISTS] name [CASCADE | RESTRICT]:
+// without CASCADE the workspace must have no collections.
 type DropWorkspace struct {
 	Name     string
 	IfExists bool
+	Cascade  bool
 }
 
 func (s *DropWorkspace) String() string {
-	return "DROP WORKSPACE " + ifClause(s.IfExists, "IF EXISTS ") + quoteName(s.Name)
+	return "DROP WORKSPACE " + ifClause(s.IfExists, "IF EXISTS ") + quoteName(s.Name) + ifClause(s.Cascade, " CASCADE")
 }
 
 func (s *DropWorkspace) auth() ast.AuthInformation { return globalAuth(ast.AuthType_DROP) }
@@ -197,8 +199,15 @@ func parseDropWorkspace(s *scanner) (Statement, error) {
 		st.IfExists = true
 	}
 	var err error
-	st.Name, err = s.name("workspace")
-	return st, err
+	if st.Name, err = s.name("workspace"); err != nil {
+		return nil, err
+	}
+	if s.accept("CASCADE") {
+		st.Cascade = true
+	} else {
+		s.accept("RESTRICT")
+	}
+	return st, nil
 }
 
 // AlterWorkspace is ALTER WORKSPACE name SET property TO value, for the two

@@ -37,6 +37,8 @@ func TestParse_Statements(t *testing.T) {
 		{"show workspaces/lower", "show workspaces ;", &ShowWorkspaces{}},
 		{"drop", "DROP WORKSPACE w", &DropWorkspace{Name: "w"}},
 		{"drop/if exists", "drop workspace if exists `w`", &DropWorkspace{Name: "w", IfExists: true}},
+		{"drop/cascade", "DROP WORKSPACE w CASCADE", &DropWorkspace{Name: "w", Cascade: true}},
+		{"drop/restrict", "DROP WORKSPACE w restrict", &DropWorkspace{Name: "w"}},
 		{"alter/egress off", "ALTER WORKSPACE w SET egress_protection TO OFF",
 			&AlterWorkspace{Name: "w", Property: "egress_protection", Value: false}},
 		{"alter/deletion on", "ALTER WORKSPACE w SET deletion_protection TO ON",
@@ -429,7 +431,7 @@ func TestRules_Complete(t *testing.T) {
 			continue
 		}
 		// The synopsis without its optional parts is a statement of the rule.
-		example := strings.NewReplacer("[IF NOT EXISTS] ", "", "[IF EXISTS] ", "", " [[FOR] w]", "",
+		example := strings.NewReplacer("[IF NOT EXISTS] ", "", "[IF EXISTS] ", "", " [[FOR] w]", "", " [CASCADE | RESTRICT]", "",
 			"{egress_protection | deletion_protection} {TO | =} {ON | OFF | TRUE | FALSE}", "egress_protection TO ON").Replace(r.syntax)
 		stmt, err := Parse(example, ast.ParserOptions{})
 		if err != nil || stmt == nil {

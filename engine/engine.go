@@ -126,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.prov = provider.New(e.cat)
 	registerProcedures(e)
 	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress)).Build()
+	a.ExecBuilder = guardedBuilder{inner: a.ExecBuilder}
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
 	if err := setupUsers(ctx, e.gms, ms, cfg.Auth, cfg.RootPassword); err != nil {
 		e.Close()

@@ -24,6 +24,7 @@ import (
 //	                                                     the plan (and the snapshot); no row when nothing to do;
 //	                                                     delete_debt: an error saying copy-on-write leaves none
 //	CALL refresh_statistics('c.t')                       the statistics-refresh snapshot
+//	CALL repair_duplicate_files('c.t')                   drop second listings of a data file
 //	CALL verify('c.t')                                   one row per finding, or one 'ok' row
 func maintenanceProcedures() []sql.ExternalStoredProcedureDetails {
 	expireSchema := sql.Schema{
@@ -75,6 +76,11 @@ func maintenanceProcedures() []sql.ExternalStoredProcedureDetails {
 			{Name: "snapshot_id", Type: types.Int64, Nullable: true},
 			{Name: "files", Type: types.Int64},
 			{Name: "changed_files", Type: types.Int64},
+		}},
+		{Name: "repair_duplicate_files", Function: procRepairDuplicates, Schema: sql.Schema{
+			{Name: "snapshot_id", Type: types.Int64, Nullable: true},
+			{Name: "removed_entries", Type: types.Int64},
+			{Name: "removed_records", Type: types.Int64},
 		}},
 		{Name: "verify", Function: procVerify, ReadOnly: true, Schema: sql.Schema{
 			{Name: "check", Type: types.LongText},
@@ -286,6 +292,24 @@ func procRefreshStatistics(ctx *sql.Context, table string) (sql.RowIter, error) 
 		snap = res.Snapshot.ID
 	}
 	return sql.RowsToRowIter(sql.Row{snap, int64(res.Files), int64(res.Changed)}), nil
+}
+
+// procRepairDuplicates drops the head manifest's second listings of a
+// data file (CALL repair_duplicate_files('c.t')), one snapshot.
+func procRepairDuplicates(ctx *sql.Context, table string) (sql.RowIter, error) {
+	env, ds, err := maintained(ctx, table, "repaired")
+	if err != nil {
+		return nil, err
+	}
+	res, err := maintenance.RepairDuplicateFiles(ctx, env.cat, ds, env.sess.Author())
+	if err != nil {
+		return nil, maintErr(ctx, env, err)
+	}
+	var snap any
+	if res.Snapshot != nil {
+		snap = res.Snapshot.ID
+	}
+	return sql.RowsToRowIter(sql.Row{snap, int64(res.Removed), res.Records}), nil
 }
 
 func procVerify(ctx *sql.Context, table string) (sql.RowIter, error) {

@@ -56,18 +56,18 @@ var maintenanceScripts = []scriptTest{
 		},
 		checks: []check{
 			{query: "CALL verify('d.t')", want: []string{"ok|info|NULL|NULL|4 snapshots, 4 manifests and 4 data files verified"}},
-			{query: "CALL refresh_statistics('d.t')", want: []string{"5|4|0"}},
+			{query: "CALL refresh_statistics('d.t')", want: []string{"NULL|4|0"}},
+			{query: "SELECT COUNT(*) FROM `d`.`t$snapshots`", want: []string{"4"}}, // the no-op committed nothing
 			{query: "CALL expire_snapshots('d.t', '0s')", want: []string{
 				"1|kept|tagged|NULL",
 				"2|expired|older than 0s|NULL",
 				"3|kept|consumer-floor|held back by the consumer floor (snapshot 3)",
-				"4|kept|last-user-created|NULL",
-				"5|kept|head|NULL",
+				"4|kept|head|NULL",
 			}},
 			{query: "SELECT * FROM d.t AS OF 2", wantErr: "1032 expired"},
 			{query: "SELECT a FROM d.t AS OF 'v1'", want: []string{"1"}},
 			{query: "SELECT a FROM d.t", want: []string{"1", "2", "3", "4"}},
-			{query: "CALL remove_orphan_files('d.t', '7d', true)", want: []string{"1|0|0|0|0|0|9|9"}},
+			{query: "CALL remove_orphan_files('d.t', '7d', true)", want: []string{"1|0|0|0|0|0|8|8"}},
 		},
 	},
 	{

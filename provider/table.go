@@ -275,6 +275,10 @@ func (t *Table) checkWritable() error {
 	if t.asOf {
 		return fmt.Errorf("%w: %s is read AS OF snapshot %d; time travel is read-only", catalogstore.ErrNotSupported, t.ds.Name, t.snapshot)
 	}
+	if t.ds.IsMaterializedView() {
+		// Wrapped here: the write editors hand it to GMS as they get it.
+		return sqlerr.Wrap(fmt.Errorf("%w: %s is a materialized view; only REFRESH MATERIALIZED VIEW writes it", catalogstore.ErrMaterializedViewReadOnly, t.ds.Ident().Short()))
+	}
 	return nil
 }
 

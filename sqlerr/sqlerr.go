@@ -43,6 +43,7 @@ var table = []struct {
 	{catalogstore.ErrCollectionNotFound, Code{mysql.ERBadDb, "42000"}},
 	{catalogstore.ErrCollectionExists, Code{mysql.ERDbCreateExists, "HY000"}},
 	{catalogstore.ErrCollectionNotEmpty, Code{1010, "HY000"}}, // ER_DB_DROP_RMDIR
+	{catalogstore.ErrWorkspaceNotEmpty, Code{1010, "HY000"}},  // ER_DB_DROP_RMDIR
 	{catalogstore.ErrDatasetNotFound, Code{mysql.ERNoSuchTable, "42S02"}},
 	{catalogstore.ErrDatasetExists, Code{mysql.ERTableExists, "42S01"}},
 	{catalogstore.ErrViewNotFound, Code{mysql.ERNoSuchTable, "42S02"}},
@@ -54,6 +55,8 @@ var table = []struct {
 	{catalogstore.ErrEgressRestricted, Code{mysql.ERSpecifiedAccessDenied, "42000"}},
 	{catalogstore.ErrUnknownProperty, Code{mysql.ERUnknownSystemVariable, "HY000"}},
 	{catalogstore.ErrBadValue, Code{mysql.ERWrongValueForVar, "42000"}},
+	{catalogstore.ErrMaterializedViewReadOnly, Code{1288, "HY000"}}, // ER_NON_UPDATABLE_TABLE
+	{catalogstore.ErrDuplicateFile, Code{mysql.ERDupEntry, "23000"}},
 	{catalogstore.ErrSchema, Code{1846, "0A000"}},              // ER_ALTER_OPERATION_NOT_SUPPORTED
 	{catalogstore.ErrNotMaterializedView, Code{1347, "HY000"}}, // ER_WRONG_OBJECT
 	{catalogstore.ErrRefreshDenied, Code{1142, "42000"}},       // ER_TABLEACCESS_DENIED_ERROR

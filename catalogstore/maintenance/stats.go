@@ -28,9 +28,10 @@ type StatsResult struct {
 // value/NULL counts and bounds, for files registered with pending or
 // failed statistics as much as for any other. It keeps each entry's
 // identity (partition, row ids, the snapshot that added it) and known NaN
-// counts, which Parquet footers do not carry. It commits
-// operation=statistics-refresh as a housekeeping snapshot (no trigger
-// fires), even when nothing changed, so the refresh is on record.
+// counts, which Parquet footers do not carry. When an entry changed it
+// commits operation=statistics-refresh as a housekeeping snapshot (no
+// trigger fires); when nothing changed it commits nothing (Snapshot nil),
+// so a no-op never adds history.
 //
 // It fails whole: one unreadable file, or a footer whose row count
 // disagrees with the manifest (an alertable ErrStatsMismatch), and nothing
@@ -79,6 +80,9 @@ func RefreshStatistics(ctx context.Context, cat *catalogstore.Catalog, ds *catal
 			}
 		}
 		res.Files = len(files)
+		if res.Changed == 0 {
+			return res, nil
+		}
 		if err := lease.Check(ctx); err != nil {
 			return nil, err
 		}

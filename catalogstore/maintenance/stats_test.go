@@ -126,3 +126,23 @@ func TestRefreshStatistics_FailsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshStatistics_NoOpCommitsNothing: a refresh that finds every
+// entry as the footers say leaves the head where it was.
+func TestRefreshStatistics_NoOpCommitsNothing(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ds := e.dataset(t, "t", catalogstore.CreateDatasetOptions{})
+	e.appendIDs(t, ds, 1, 2, 3)
+	head := e.reload(t, ds)
+	res, err := RefreshStatistics(ctx, e.cat, ds, "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 1 || res.Changed != 0 || res.Snapshot != nil {
+		t.Fatalf("files %d changed %d snapshot %+v, want 1, 0, none", res.Files, res.Changed, res.Snapshot)
+	}
+	if now := e.reload(t, ds); now.CurrentSnapshotID != head.CurrentSnapshotID {
+		t.Fatalf("head moved from %d to %d", head.CurrentSnapshotID, now.CurrentSnapshotID)
+	}
+}

@@ -22,6 +22,7 @@ const (
 	CheckDatasetTotals    = "dataset-totals"    // the dataset's totals match the head's summary
 	CheckFileExists       = "file-exists"       // every referenced file exists
 	CheckFileSize         = "file-size"         // ... with the size the manifest records
+	CheckDuplicateFile    = "duplicate-file"    // a manifest lists each data file once
 )
 
 const (
@@ -111,6 +112,10 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 				continue
 			}
 			manifests[s.ManifestPath] = files
+			for _, p := range duplicatePaths(files) {
+				add(CheckDuplicateFile, catalogstore.SeverityCritical, s.ID, p, fmt.Sprintf(
+					"the manifest of snapshot %d lists data file %s more than once (its rows read twice); CALL repair_duplicate_files('%s')", s.ID, p, id.Short()))
+			}
 		} else if !ok {
 			continue
 		}
