@@ -23,6 +23,15 @@
 // record of a lakesql script must carry one. An expected query value
 // "(any)" matches any value but NULL (for creation times and the like).
 //
+// A line
+//
+//	# explain: VectorAggregate
+//
+// right before a "query" record (several may stack; "# explain: !NAME"
+// says absent) requires the query's plan, EXPLAIN FORMAT=TREE, to contain
+// (or not) that fragment before its rows are checked. engine/rewrite's
+// plan-shape tests are scripts of this kind (enginetest.RunScripts).
+//
 // The format's parser joins the lines of a multi-line statement without a
 // separator and strips everything after a '#', so lakesql's scripts keep
 // each statement on one line and avoid '#'. Query results are one value

@@ -161,3 +161,69 @@ func TestParseScriptAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// TestParseScriptExplain: "# explain:" lines attach to the next query
+// record (skipif/onlyif between allowed), "!" says absent, and they are
+// refused anywhere else.
+func TestParseScriptExplain(t *testing.T) {
+	good := writeFile(t, "good.test", "# explain: VectorAggregate\n# explain: !StatsAnswer\nskipif mysql\nquery I nosort\nSELECT 1\n----\n1\n")
+	s, err := conformance.ParseScript(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []conformance.ExplainWant{{Fragment: "VectorAggregate"}, {Fragment: "StatsAnswer", Absent: true}}
+	if got := s.Explains[5]; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("explains of line 5 = %+v, want %+v", got, want)
+	}
+	for name, text := range map[string]string{
+		"on a statement": "# explain: X\nstatement ok\nSELECT 1\n",
+		"with an error":  "# error: 1146 x\n# explain: X\nstatement error\nSELECT 1\n",
+		"empty":          "# explain:\nquery I\nSELECT 1\n----\n1\n",
+		"at end":         "statement ok\nSELECT 1\n\n# explain: X\n",
+	} {
+		if _, err := conformance.ParseScript(writeFile(t, "bad.test", text)); err == nil {
+			t.Errorf("%s: ParseScript accepted %q", name, text)
+		}
+	}
+}
+
+// planHarness answers EXPLAIN with a fixed plan and every other query with
+// one row.
+type planHarness struct{ plan []string }
+
+func (p planHarness) Exec(context.Context, string) error { return nil }
+func (p planHarness) Query(_ context.Context, q string) (string, []*string, error) {
+	if strings.HasPrefix(q, "EXPLAIN FORMAT=TREE ") {
+		vals := make([]*string, len(p.plan))
+		for i := range p.plan {
+			vals[i] = &p.plan[i]
+		}
+		return "T", vals, nil
+	}
+	one := "1"
+	return "I", []*string{&one}, nil
+}
+
+// TestRunScriptExplain: a record passes only when its plan has every
+// fragment it names and none it names with "!".
+func TestRunScriptExplain(t *testing.T) {
+	path := writeFile(t, "plan.test", "# explain: VectorAggregate\n# explain: !StatsAnswer\nquery I nosort\nSELECT 1\n----\n1\n")
+	s, err := conformance.ParseScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		plan    []string
+		problem string
+	}{
+		{[]string{"Project", " └─ VectorAggregate(t)"}, ""},
+		{[]string{"Project", " └─ GroupBy"}, `lacks "VectorAggregate"`},
+		{[]string{"VectorAggregate(t)", "StatsAnswer(t)"}, `has "StatsAnswer"`},
+	} {
+		out := conformance.RunScript(ctx, s, planHarness{c.plan})
+		if len(out) != 1 || !strings.Contains(out[0].Problem, c.problem) || (c.problem == "") != (out[0].Problem == "") {
+			t.Errorf("plan %q: outcomes %+v, want problem %q", c.plan, out, c.problem)
+		}
+	}
+}

@@ -32,19 +32,32 @@ type ErrorWant struct {
 	Fragment string
 }
 
-// Script is a parsed lakesql script: the sqllogictest records and the
-// error annotations, keyed by the record's line number.
-type Script struct {
-	Path    string
-	Records []*parser.Record
-	Errors  map[int]ErrorWant
+// ExplainWant is a "# explain: FRAGMENT" annotation: the query's plan
+// (EXPLAIN FORMAT=TREE) must contain Fragment, or with Absent (written
+// "# explain: !FRAGMENT") must not.
+type ExplainWant struct {
+	Fragment string
+	Absent   bool
 }
 
-var errorNote = regexp.MustCompile(`^#\s*error:\s*(\d+)\s*(.*?)\s*$`)
+// Script is a parsed lakesql script: the sqllogictest records and the
+// error and explain annotations, keyed by the record's line number.
+type Script struct {
+	Path     string
+	Records  []*parser.Record
+	Errors   map[int]ErrorWant
+	Explains map[int][]ExplainWant
+}
+
+var (
+	errorNote   = regexp.MustCompile(`^#\s*error:\s*(\d+)\s*(.*?)\s*$`)
+	explainNote = regexp.MustCompile(`^#\s*explain:\s*(!?)\s*(.*?)\s*$`)
+)
 
 // ParseScript parses a lakesql script. It fails on a "# error:" line that
-// is not right before a "statement error" record and on a "statement error"
-// record without one.
+// is not right before a "statement error" record, on a "statement error"
+// record without one, and on "# explain:" lines not right before a
+// "query" record.
 func ParseScript(path string) (*Script, error) {
 	records, err := parser.ParseTestFile(path)
 	if err != nil {
@@ -55,9 +68,10 @@ func ParseScript(path string) (*Script, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s := &Script{Path: path, Records: records, Errors: map[int]ErrorWant{}}
+	s := &Script{Path: path, Records: records, Errors: map[int]ErrorWant{}, Explains: map[int][]ExplainWant{}}
 	var pending *ErrorWant
-	pendingLine := 0
+	var explains []ExplainWant
+	pendingLine, explainLine := 0, 0
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -70,19 +84,34 @@ func ParseScript(path string) (*Script, error) {
 			pending, pendingLine = &ErrorWant{Code: uint16(code), Fragment: m[2]}, n
 			continue
 		}
-		if pending == nil {
+		if m := explainNote.FindStringSubmatch(line); m != nil {
+			if m[2] == "" {
+				return nil, fmt.Errorf("%s:%d: \"# explain:\" needs a plan fragment", path, n)
+			}
+			if explains == nil {
+				explainLine = n
+			}
+			explains = append(explains, ExplainWant{Fragment: m[2], Absent: m[1] == "!"})
+			continue
+		}
+		if pending == nil && explains == nil {
 			continue
 		}
 		fields := strings.Fields(line)
 		switch {
 		case len(fields) > 0 && (fields[0] == "skipif" || fields[0] == "onlyif"):
 			continue
-		case len(fields) == 2 && fields[0] == "statement" && fields[1] == "error":
+		case pending != nil && explains == nil && len(fields) == 2 && fields[0] == "statement" && fields[1] == "error":
 			// The record's line is that of its SQL, the next line.
 			s.Errors[n+1] = *pending
 			pending = nil
-		default:
+		case pending == nil && explains != nil && len(fields) > 0 && fields[0] == "query":
+			s.Explains[n+1] = explains
+			explains = nil
+		case pending != nil:
 			return nil, fmt.Errorf("%s:%d: \"# error:\" must be right before a \"statement error\" record", path, pendingLine)
+		default:
+			return nil, fmt.Errorf("%s:%d: \"# explain:\" must be right before a \"query\" record", path, explainLine)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -90,6 +119,9 @@ func ParseScript(path string) (*Script, error) {
 	}
 	if pending != nil {
 		return nil, fmt.Errorf("%s:%d: \"# error:\" at the end of the file", path, pendingLine)
+	}
+	if explains != nil {
+		return nil, fmt.Errorf("%s:%d: \"# explain:\" at the end of the file", path, explainLine)
 	}
 	for _, r := range records {
 		if r.Type() == parser.Statement && r.ExpectError() {
@@ -175,6 +207,9 @@ func RunScript(ctx context.Context, s *Script, ex Executor) []Outcome {
 				o.Problem = fmt.Sprintf("error %d %q, want %d containing %q", o.Code, o.Message, want.Code, want.Fragment)
 			}
 		case parser.Query:
+			if o.Problem = checkExplain(ctx, ex, r.Query(), s.Explains[r.LineNum()]); o.Problem != "" {
+				break
+			}
 			schema, vals, err := ex.Query(ctx, r.Query())
 			if err != nil {
 				o.Code, o.Message = ErrorCode(err)
@@ -187,6 +222,34 @@ func RunScript(ctx context.Context, s *Script, ex Executor) []Outcome {
 		out = append(out, o)
 	}
 	return out
+}
+
+// checkExplain checks query's plan against the record's explain
+// annotations; it returns the problem, or "".
+func checkExplain(ctx context.Context, ex Executor, query string, wants []ExplainWant) string {
+	if len(wants) == 0 {
+		return ""
+	}
+	_, vals, err := ex.Query(ctx, "EXPLAIN FORMAT=TREE "+query)
+	if err != nil {
+		code, msg := ErrorCode(err)
+		return fmt.Sprintf("explain: unexpected error %d: %s", code, msg)
+	}
+	lines := make([]string, len(vals))
+	for i, v := range vals {
+		lines[i] = render('T', v)
+	}
+	plan := strings.Join(lines, "\n")
+	for _, w := range wants {
+		if strings.Contains(plan, w.Fragment) == w.Absent {
+			verb := "lacks"
+			if w.Absent {
+				verb = "has"
+			}
+			return fmt.Sprintf("the plan %s %q:\n%s", verb, w.Fragment, plan)
+		}
+	}
+	return ""
 }
 
 func (w ErrorWant) matches(code uint16, msg string) bool {

@@ -20,6 +20,13 @@
 //   - topn.go: ORDER BY ... LIMIT over one table keeps a bounded heap per
 //     file (TopNScan), and plain LIMITs are pushed into the scan.
 //
+// Tests: testdata/*.test are sqllogictest scripts whose queries name the
+// plan node they must (or must not) use ("# explain:", see package
+// conformance) next to the rows they return, each usually paired with a
+// row-path twin that must return the same rows; a new rewrite's test is
+// such a file. The Go tests cover what text cannot: random data compared
+// value and Go type against the row path.
+//
 // The engine package assembles sessions, connections and the server and
 // calls AddRules when it builds GMS's analyzer; rules that need the
 // engine's session (egress protection) stay there. The scan kernels these

@@ -129,40 +129,6 @@ func TestVectorize_MatchesRowPath(t *testing.T) {
 	}
 }
 
-// TestVectorize_Refuses: what the pipeline cannot do keeps GMS's plan.
-func TestVectorize_Refuses(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.Open(t)
-	conn := e.Connect("root")
-	for _, q := range []string{
-		"CREATE DATABASE d", "USE d",
-		"CREATE TABLE t (i INT, ti TINYINT, dc DECIMAL(10,2), f DOUBLE, dt DATE, s VARCHAR(5), b BOOLEAN)",
-		"INSERT INTO t VALUES (1, 1, 1.25, 0.5, '2000-01-01', 'a', true)",
-	} {
-		if err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, q := range []string{
-		"SELECT SUM(i / 2) FROM t",
-		"SELECT COUNT(DISTINCT i, ti) FROM t", // COUNT(DISTINCT) of one argument is vectorised (distinct_test.go)
-		"SELECT i, COUNT(*) FROM t GROUP BY i + 1",
-		"SELECT s, COUNT(*) FROM t GROUP BY i",
-		"SELECT COUNT(*) FROM t WHERE ti < 1000",                  // literal outside TINYINT
-		"SELECT COUNT(*) FROM t WHERE dt < '2000-01-01 12:00:00'", // not a whole day
-		"SELECT COUNT(*) FROM t WHERE f IN (0.5, 1)",
-		"SELECT COUNT(*) FROM t WHERE i = '1'",
-		"SELECT COUNT(*) FROM t WHERE LOWER(s) = 'a'",
-		"SELECT SUM(b) FROM t",
-		"SELECT SUM(s) FROM t",
-		"SELECT f, COUNT(*) FROM t GROUP BY f",
-	} {
-		if strings.Contains(enginetest.Explain(t, conn, q), "VectorAggregate") {
-			t.Errorf("vectorised: %s", q)
-		}
-	}
-}
-
 // TestVectorize_ExpressionsMatchRowPath: aggregates of arithmetic
 // expressions answered by the vectorised path equal, value, scale and Go
 // type, what GMS's row path returns.
