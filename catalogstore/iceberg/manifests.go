@@ -224,10 +224,16 @@ func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot,
 	mf := manifestFile{SpecID: int32(g.specID), SequenceNumber: snap.SequenceNumber,
 		MinSequenceNumber: snap.SequenceNumber, AddedSnapshotID: snap.ID}
 	entries := make([]manifestEntry, 0, len(live)+len(gone))
+	sums := make([]partitionSummary, len(fields))
 	add := func(f *manifest.DataFile, status int32) error {
-		e, err := x.entry(f, fields, pt)
+		e, vals, err := x.entry(f, fields, pt)
 		if err != nil {
 			return err
+		}
+		if status != statusDeleted {
+			for i, v := range vals {
+				sums[i].add(v)
+			}
 		}
 		e.Status = status
 		seq := f.SequenceNumber
@@ -268,6 +274,11 @@ func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot,
 			return manifestFile{}, err
 		}
 	}
+	summaries := make([]fieldSummary, len(sums))
+	for i := range sums {
+		summaries[i] = sums[i].record()
+	}
+	mf.Partitions = &summaries
 	sch := x.iceSchemas[snap.SchemaID]
 	schemaJSON, err := json.Marshal(sch)
 	if err != nil {
@@ -298,18 +309,19 @@ func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot,
 	return mf, nil
 }
 
-// entry converts one manifest entry's data file. Column statistics are
+// entry converts one manifest entry's data file, and returns its partition
+// values too. Column statistics are
 // given only when lakesql collected them (stats state "provided"), only
 // for columns the table's schemas know, and bounds only when exact.
-func (x *export) entry(f *manifest.DataFile, fields []partitionField, pt partitionType) (manifestEntry, error) {
+func (x *export) entry(f *manifest.DataFile, fields []partitionField, pt partitionType) (manifestEntry, []any, error) {
 	if len(f.PartitionValues) != len(fields) {
-		return manifestEntry{}, fmt.Errorf("%w: %s has %d partition values for spec %d's %d fields", ErrBadMetadata, f.Path, len(f.PartitionValues), f.SpecID, len(fields))
+		return manifestEntry{}, nil, fmt.Errorf("%w: %s has %d partition values for spec %d's %d fields", ErrBadMetadata, f.Path, len(f.PartitionValues), f.SpecID, len(fields))
 	}
 	vals := make([]any, len(fields))
 	for i, pf := range fields {
 		v, err := pf.value(f.PartitionValues[i])
 		if err != nil {
-			return manifestEntry{}, fmt.Errorf("%s: partition %q: %w", f.Path, pf.Name, err)
+			return manifestEntry{}, nil, fmt.Errorf("%s: partition %q: %w", f.Path, pf.Name, err)
 		}
 		vals[i] = v
 	}
@@ -355,5 +367,5 @@ func (x *export) entry(f *manifest.DataFile, fields []partitionField, pt partiti
 		df.ColumnSizes, df.ValueCounts, df.NullCounts, df.NaNCounts = &sizes, &values, &nulls, &nans
 		df.LowerBounds, df.UpperBounds = &lower, &upper
 	}
-	return manifestEntry{DataFile: df}, nil
+	return manifestEntry{DataFile: df}, vals, nil
 }
