@@ -129,3 +129,25 @@ func TestIcebergGo_HistoryTagsDeleteCompaction(t *testing.T) {
 		t.Errorf("head operation %s, want replace (compaction)", cur.Summary.Operation)
 	}
 }
+
+// TestIcebergGo_RollbackAndExpiry: a rollback is a new snapshot whose
+// files are an older one's; expired snapshots leave the metadata at the
+// next export while the head still reads.
+func TestIcebergGo_RollbackAndExpiry(t *testing.T) {
+	l := newLake(t)
+	l.exec("CREATE DATABASE c", "CREATE TABLE c.t (id BIGINT)",
+		"INSERT INTO c.t VALUES (1)", "INSERT INTO c.t VALUES (2)", "DELETE FROM c.t WHERE id = 1", "INSERT INTO c.t VALUES (3)")
+	ids := l.snapshotIDs("c.t")
+	l.exec(fmt.Sprintf("CALL rollback_to_snapshot('c.t', %d)", ids[1]))
+	tbl := openTable(t, l.metadata("c.t"))
+	equalRows(t, "after rollback", scanRows(t, tbl.Scan(), nil), canonical(l.query("SELECT * FROM c.t"), nil))
+	if got := len(canonical(l.query("SELECT * FROM c.t"), nil)); got != 2 {
+		t.Fatalf("lakesql has %d rows after the rollback, want 2", got)
+	}
+	l.exec("CALL expire_snapshots('c.t', '0s', 1)")
+	tbl = openTable(t, l.metadata("c.t"))
+	if n := len(tbl.Metadata().Snapshots()); n != 1 {
+		t.Errorf("%d snapshots exported after expiring all but the head, want 1", n)
+	}
+	equalRows(t, "after expiry", scanRows(t, tbl.Scan(), nil), canonical(l.query("SELECT * FROM c.t"), nil))
+}

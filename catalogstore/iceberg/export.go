@@ -442,3 +442,14 @@ func (x *export) writeHint(ctx context.Context, v int) error {
 	}
 	return nil
 }
+
+// ReadMetadata returns the text of version v of ds's metadata.json, as
+// Export returned it. blob.ErrNotFound if there is no such version.
+func ReadMetadata(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset, v int) ([]byte, error) {
+	x := &export{store: cat.Blob(), ds: ds, dir: ds.Location + "/" + Dir}
+	b, err := x.store.Get(ctx, x.metadataKey(v))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", x.metadataKey(v), err)
+	}
+	return b, nil
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/iceberg"
+	"github.com/lakesql/lakesql/catalogstore/maintenance"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/engine"
 )
@@ -194,5 +195,22 @@ func TestType_Mapping(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%s: %q, %v; want %q", c.in, got, err, c.want)
 		}
+	}
+}
+
+// TestExport_OrphanCleanupLeavesIcebergAlone: the Iceberg directory is
+// outside lakesql's data/ and metadata/, so remove_orphan_files counts its
+// objects as foreign and never quarantines or removes them.
+func TestExport_OrphanCleanupLeavesIcebergAlone(t *testing.T) {
+	v := newEnv(t, "CREATE DATABASE c", "CREATE TABLE c.t (id BIGINT)", "INSERT INTO c.t VALUES (1)", "INSERT INTO c.t VALUES (2)")
+	v.export("t")
+	objs := v.objects("t")
+	res, err := maintenance.RemoveOrphans(context.Background(), v.e.Catalog(), v.dataset("t"), maintenance.MinOrphanWindow, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Foreign != len(objs) || len(res.Quarantined) != 0 || len(res.Removed) != 0 {
+		t.Errorf("orphan pass: %d foreign, quarantined %v, removed %v; want the %d Iceberg objects foreign and untouched",
+			res.Foreign, res.Quarantined, res.Removed, len(objs))
 	}
 }

@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"reflect"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -46,14 +47,17 @@ func parseManifestName(p string) (groupKey, bool) {
 	return groupKey{added, spec}, n == 4
 }
 
-func groupFiles(files []manifest.DataFile) map[groupKey][]manifest.DataFile {
-	out := map[groupKey][]manifest.DataFile{}
-	for _, f := range files {
+// groupFiles groups files (by pointer: entries are large) by group, each
+// group sorted by path.
+func groupFiles(files []manifest.DataFile) map[groupKey][]*manifest.DataFile {
+	out := map[groupKey][]*manifest.DataFile{}
+	for i := range files {
+		f := &files[i]
 		g := groupKey{f.AddedSnapshotID, f.SpecID}
 		out[g] = append(out[g], f)
 	}
 	for _, fs := range out {
-		sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
+		slices.SortFunc(fs, func(a, b *manifest.DataFile) int { return strings.Compare(a.Path, b.Path) })
 	}
 	return out
 }
@@ -69,7 +73,7 @@ func (x *export) listKey(id int64) string {
 // exported (the first snapshot, or one whose parent expired).
 func (x *export) writeList(ctx context.Context, snap *catalogstore.Snapshot, files []manifest.DataFile, parent *listState) (*listState, error) {
 	cur := groupFiles(files)
-	var prevGroups map[groupKey][]manifest.DataFile
+	var prevGroups map[groupKey][]*manifest.DataFile
 	prevManifests := map[groupKey]manifestFile{}
 	if parent != nil {
 		prevGroups = groupFiles(parent.files)
@@ -157,25 +161,45 @@ func (x *export) readList(ctx context.Context, snap *catalogstore.Snapshot, file
 
 // sameFiles reports whether two sorted groups list the same files with the
 // same statistics (a statistics refresh changes stats, not paths).
-func sameFiles(a, b []manifest.DataFile) bool {
+func sameFiles(a, b []*manifest.DataFile) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !reflect.DeepEqual(a[i], b[i]) {
+		if !sameFile(a[i], b[i]) {
 			return false
 		}
 	}
 	return true
 }
 
+// sameFile compares what a manifest entry is made of.
+func sameFile(a, b *manifest.DataFile) bool {
+	eqBytes := func(x, y [][]byte) bool {
+		return len(x) == len(y) && (x == nil) == (y == nil) && slices.EqualFunc(x, y, func(p, q []byte) bool {
+			return (p == nil) == (q == nil) && bytes.Equal(p, q)
+		})
+	}
+	eqStrs := func(x, y []*string) bool {
+		return slices.EqualFunc(x, y, func(p, q *string) bool { return (p == nil) == (q == nil) && (p == nil || *p == *q) })
+	}
+	return a.Path == b.Path && a.RecordCount == b.RecordCount && a.FileSize == b.FileSize &&
+		a.SpecID == b.SpecID && a.StatsState == b.StatsState && a.AddedSnapshotID == b.AddedSnapshotID &&
+		a.SequenceNumber == b.SequenceNumber && len(a.PartitionValues) == len(b.PartitionValues) &&
+		eqStrs(a.PartitionValues, b.PartitionValues) &&
+		slices.Equal(a.FieldIDs, b.FieldIDs) && slices.Equal(a.ValueCounts, b.ValueCounts) &&
+		slices.Equal(a.NullCounts, b.NullCounts) && slices.Equal(a.NaNCounts, b.NaNCounts) &&
+		slices.Equal(a.ColumnSizes, b.ColumnSizes) && slices.Equal(a.BoundsExact, b.BoundsExact) &&
+		eqBytes(a.LowerBounds, b.LowerBounds) && eqBytes(a.UpperBounds, b.UpperBounds)
+}
+
 // removed lists the files of before that are not in now.
-func removed(before, now []manifest.DataFile) []manifest.DataFile {
+func removed(before, now []*manifest.DataFile) []*manifest.DataFile {
 	keep := make(map[string]bool, len(now))
 	for _, f := range now {
 		keep[f.Path] = true
 	}
-	var out []manifest.DataFile
+	var out []*manifest.DataFile
 	for _, f := range before {
 		if !keep[f.Path] {
 			out = append(out, f)
@@ -187,7 +211,7 @@ func removed(before, now []manifest.DataFile) []manifest.DataFile {
 // writeManifest writes one group's manifest for snapshot snap: live files
 // (ADDED when snap added them, else EXISTING) and files snap removed
 // (DELETED).
-func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot, g groupKey, live, gone []manifest.DataFile) (manifestFile, error) {
+func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot, g groupKey, live, gone []*manifest.DataFile) (manifestFile, error) {
 	spec, ok := x.specs[g.specID]
 	if !ok {
 		return manifestFile{}, fmt.Errorf("%w: files of partition spec %d, which %s does not have", ErrBadMetadata, g.specID, x.ds.Ident().Short())
@@ -200,10 +224,16 @@ func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot,
 	mf := manifestFile{SpecID: int32(g.specID), SequenceNumber: snap.SequenceNumber,
 		MinSequenceNumber: snap.SequenceNumber, AddedSnapshotID: snap.ID}
 	entries := make([]manifestEntry, 0, len(live)+len(gone))
-	add := func(f manifest.DataFile, status int32) error {
-		e, err := x.entry(f, fields, pt)
+	sums := make([]partitionSummary, len(fields))
+	add := func(f *manifest.DataFile, status int32) error {
+		e, vals, err := x.entry(f, fields, pt)
 		if err != nil {
 			return err
+		}
+		if status != statusDeleted {
+			for i, v := range vals {
+				sums[i].add(v)
+			}
 		}
 		e.Status = status
 		seq := f.SequenceNumber
@@ -244,6 +274,11 @@ func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot,
 			return manifestFile{}, err
 		}
 	}
+	summaries := make([]fieldSummary, len(sums))
+	for i := range sums {
+		summaries[i] = sums[i].record()
+	}
+	mf.Partitions = &summaries
 	sch := x.iceSchemas[snap.SchemaID]
 	schemaJSON, err := json.Marshal(sch)
 	if err != nil {
@@ -274,18 +309,19 @@ func (x *export) writeManifest(ctx context.Context, snap *catalogstore.Snapshot,
 	return mf, nil
 }
 
-// entry converts one manifest entry's data file. Column statistics are
+// entry converts one manifest entry's data file, and returns its partition
+// values too. Column statistics are
 // given only when lakesql collected them (stats state "provided"), only
 // for columns the table's schemas know, and bounds only when exact.
-func (x *export) entry(f manifest.DataFile, fields []partitionField, pt partitionType) (manifestEntry, error) {
+func (x *export) entry(f *manifest.DataFile, fields []partitionField, pt partitionType) (manifestEntry, []any, error) {
 	if len(f.PartitionValues) != len(fields) {
-		return manifestEntry{}, fmt.Errorf("%w: %s has %d partition values for spec %d's %d fields", ErrBadMetadata, f.Path, len(f.PartitionValues), f.SpecID, len(fields))
+		return manifestEntry{}, nil, fmt.Errorf("%w: %s has %d partition values for spec %d's %d fields", ErrBadMetadata, f.Path, len(f.PartitionValues), f.SpecID, len(fields))
 	}
 	vals := make([]any, len(fields))
 	for i, pf := range fields {
 		v, err := pf.value(f.PartitionValues[i])
 		if err != nil {
-			return manifestEntry{}, fmt.Errorf("%s: partition %q: %w", f.Path, pf.Name, err)
+			return manifestEntry{}, nil, fmt.Errorf("%s: partition %q: %w", f.Path, pf.Name, err)
 		}
 		vals[i] = v
 	}
@@ -331,5 +367,5 @@ func (x *export) entry(f manifest.DataFile, fields []partitionField, pt partitio
 		df.ColumnSizes, df.ValueCounts, df.NullCounts, df.NaNCounts = &sizes, &values, &nulls, &nans
 		df.LowerBounds, df.UpperBounds = &lower, &upper
 	}
-	return manifestEntry{DataFile: df}, nil
+	return manifestEntry{DataFile: df}, vals, nil
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +16,7 @@ import (
 )
 
 func newServeCmd(g *globalFlags, stderr io.Writer) *cobra.Command {
-	var addr, certFile, keyFile string
+	var addr, certFile, keyFile, icebergAddr string
 	var requireTLS, auth, readOnly bool
 	var maxConns uint64
 	cmd := &cobra.Command{
@@ -48,8 +52,17 @@ server-side prepared statements cannot carry them (a vitess limit).`,
 			}
 			log := slog.New(slog.NewTextHandler(stderr, nil))
 			log.Info("lakesql serving", "addr", srv.Addr().String(), "warehouse", g.warehouse, "workspace", e.Workspace())
-			done := make(chan error, 1)
+			done := make(chan error, 2)
 			go func() { done <- srv.Start() }()
+			if icebergAddr != "" {
+				stop, err := serveIcebergREST(e, icebergAddr, sc.TLS, log, done)
+				if err != nil {
+					srv.Close()
+					<-done
+					return err
+				}
+				defer stop()
+			}
 			select {
 			case <-cmd.Context().Done():
 				log.Info("lakesql shutting down")
@@ -69,5 +82,34 @@ server-side prepared statements cannot carry them (a vitess limit).`,
 	f.BoolVar(&auth, "auth", false, "require MySQL users (bootstrap root with $LAKESQL_ROOT_PASSWORD); without it root has no password")
 	f.BoolVar(&readOnly, "read-only", false, "refuse every write")
 	f.Uint64Var(&maxConns, "max-connections", 0, "maximum concurrent connections (0: unlimited)")
+	f.StringVar(&icebergAddr, "iceberg-rest", "", "also serve a read-only Iceberg REST catalog on this address (for example 127.0.0.1:8181)")
 	return cmd
+}
+
+// serveIcebergREST serves the read-only Iceberg REST catalog on addr (with
+// the server's TLS configuration, if any) until stop is called; a failure
+// to serve is sent on done.
+func serveIcebergREST(e *engine.Engine, addr string, tlsCfg *tls.Config, log *slog.Logger, done chan<- error) (stop func(), err error) {
+	h, err := e.IcebergRESTHandler(log)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg rest: %w", err)
+	}
+	hs := &http.Server{Handler: h, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("lakesql serving an Iceberg REST catalog", "addr", ln.Addr().String())
+	go func() {
+		var err error
+		if tlsCfg != nil {
+			err = hs.ServeTLS(ln, "", "")
+		} else {
+			err = hs.Serve(ln)
+		}
+		if !errors.Is(err, http.ErrServerClosed) {
+			done <- fmt.Errorf("iceberg rest: %w", err)
+		}
+	}()
+	return func() { _ = hs.Close() }, nil
 }
