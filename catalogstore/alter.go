@@ -15,10 +15,17 @@ type SchemaChange struct {
 	Column  string      // the column changed (Add: the new column's name)
 	NewName string      // Rename
 	Type    schema.Type // Add, Modify
-	Null    bool        // Add: nullable
 	Comment string      // Add
 	After   string      // Add: place after this column ("" = last)
 	First   bool        // Add: place first
+	// SQLType and Default (Add, Modify) are the column's declared MySQL
+	// type and default (schema.Column); NotNull (Add, Modify) makes it NOT
+	// NULL. A NOT NULL or narrowed column needs its data checked first:
+	// the caller rewrites the data (Commit.Schema) rather than calling
+	// AlterSchema for it.
+	SQLType string
+	Default string
+	NotNull bool
 }
 
 // ChangeKind names a schema change.
@@ -41,27 +48,36 @@ func (c *Catalog) AlterSchema(ctx context.Context, id Ident, author string, chan
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkColumnReaders(ctx, ds, changes); err != nil {
+	if err := c.CheckColumnReaders(ctx, ds, changes); err != nil {
 		return nil, err
 	}
 	return c.UpdateDataset(ctx, id, author, func(ds *Dataset) error {
-		if ds.IsMaterializedView() {
-			return fmt.Errorf("%w: %s is a materialized view; its columns come from its SQL (CREATE OR REPLACE MATERIALIZED VIEW to change them)", ErrMaterializedViewReadOnly, id.Short())
+		s, next, err := EvolveSchema(ds, changes...)
+		if err != nil {
+			return err
 		}
-		s := schema.Schema{ID: ds.Schema.ID + 1, Columns: append([]schema.Column(nil), ds.Schema.Columns...)}
-		next := ds.NextFieldID
-		for _, ch := range changes {
-			var err error
-			s, next, err = applyChange(s, next, ds, ch)
-			if err != nil {
-				return err
-			}
-		}
-		// Schema ids stay unique even when the previous id was kept in the
-		// schemas/ sub-collection by an earlier version.
 		ds.Schema, ds.NextFieldID = s, next
 		return nil
 	})
+}
+
+// EvolveSchema returns the schema ds would have after changes (with the
+// next schema id) and its next free field id, changing nothing. Errors are
+// AlterSchema's.
+func EvolveSchema(ds *Dataset, changes ...SchemaChange) (schema.Schema, int, error) {
+	if ds.IsMaterializedView() {
+		return schema.Schema{}, 0, fmt.Errorf("%w: %s is a materialized view; its columns come from its SQL (CREATE OR REPLACE MATERIALIZED VIEW to change them)", ErrMaterializedViewReadOnly, ds.Ident().Short())
+	}
+	s := schema.Schema{ID: ds.Schema.ID + 1, Columns: append([]schema.Column(nil), ds.Schema.Columns...)}
+	next := ds.NextFieldID
+	for _, ch := range changes {
+		var err error
+		s, next, err = applyChange(s, next, ds, ch)
+		if err != nil {
+			return schema.Schema{}, 0, err
+		}
+	}
+	return s, next, nil
 }
 
 func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schema.Schema, int, error) {
@@ -82,7 +98,8 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 		if err := ch.Type.Validate(); err != nil {
 			return s, next, err
 		}
-		col := schema.Column{ID: next, Name: ch.Column, Type: ch.Type, Nullable: true, Comment: ch.Comment}
+		col := schema.Column{ID: next, Name: ch.Column, Type: ch.Type, Nullable: !ch.NotNull, Comment: ch.Comment,
+			SQLType: ch.SQLType, Default: ch.Default}
 		pos := len(s.Columns)
 		if ch.First {
 			pos = 0
@@ -134,6 +151,8 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 			return s, next, fmt.Errorf("%w: column %q cannot change from %s to %s; only widening is allowed (int→bigint, float→double, decimal precision up at the same scale)", ErrSchema, ch.Column, from, ch.Type)
 		}
 		s.Columns[idx].Type = ch.Type
+		s.Columns[idx].SQLType, s.Columns[idx].Default = ch.SQLType, ch.Default
+		s.Columns[idx].Nullable = !ch.NotNull
 		return s, next, nil
 	}
 	return s, next, fmt.Errorf("%w: unknown schema change", ErrSchema)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/meta"
+	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
 // Operation is what a snapshot did.
@@ -90,6 +91,14 @@ type Commit struct {
 	// ReuseManifest, if set, points the new snapshot at an existing
 	// manifest (rollback to a snapshot) instead of writing one.
 	ReuseManifest string
+	// Schema, if set, becomes the dataset's schema in the same metastore
+	// transaction (a schema change whose data was rewritten: ALTER … ADD
+	// COLUMN … DEFAULT, MODIFY … NOT NULL), with NextFieldID. The commit is
+	// refused (ErrCommitConflict) when the schema is no longer
+	// ExpectedSchemaID.
+	Schema           *schema.Schema
+	NextFieldID      int
+	ExpectedSchemaID int
 }
 
 // userCreated reports whether triggers fire for the commit.
@@ -196,6 +205,13 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 		Author: cm.Author, Message: cm.Message, Operation: cm.Operation, UserCreated: cm.userCreated(),
 		SchemaID: ds.Schema.ID, SpecID: ds.Spec.ID, ManifestPath: manifestPath, Summary: summary,
 	}
+	var schemaData map[string]any
+	if cm.Schema != nil {
+		snap.SchemaID = cm.Schema.ID
+		if schemaData, err = meta.Encode(cm.Schema); err != nil {
+			return nil, nil, err
+		}
+	}
 	snapData, err := meta.Encode(snap)
 	if err != nil {
 		return nil, nil, err
@@ -216,10 +232,13 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 		if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
 			return cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, cur.Spec.ID))
 		}
+		if cm.Schema != nil && cur.Schema.ID != cm.ExpectedSchemaID {
+			return cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("the schema changed (version %d, prepared against %d)", cur.Schema.ID, cm.ExpectedSchemaID))
+		}
 		if err := tx.Create(snapshotPath(id, snapID), snapData); err != nil {
 			return err
 		}
-		return tx.Merge(datasetPath(id), map[string]any{
+		fields := map[string]any{
 			"current-snapshot-id":  snapID,
 			"last-sequence-number": snapID,
 			"next-row-id":          nextRowID,
@@ -227,7 +246,14 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 			"current-files":        summary.TotalFiles,
 			"current-bytes":        summary.TotalBytes,
 			"updated-at":           snap.Timestamp.Format(time.RFC3339Nano),
-		})
+		}
+		if cm.Schema != nil {
+			if err := tx.Set(schemaPath(id, cm.Schema.ID), schemaData); err != nil {
+				return err
+			}
+			fields["schema"], fields["next-field-id"] = schemaData, cm.NextFieldID
+		}
+		return tx.Merge(datasetPath(id), fields)
 	})
 	if err != nil {
 		if manifestPath != cm.ReuseManifest {
@@ -242,6 +268,9 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 	}
 	ds.CurrentSnapshotID, ds.LastSequenceNumber, ds.NextRowID = snapID, snapID, nextRowID
 	ds.CurrentRecords, ds.CurrentFiles, ds.CurrentBytes = summary.TotalRecords, summary.TotalFiles, summary.TotalBytes
+	if cm.Schema != nil {
+		ds.Schema, ds.NextFieldID = *cm.Schema, cm.NextFieldID
+	}
 	c.audit(ctx, string(cm.Operation), "snapshot", id.Workspace, id.Collection, id.Name, cm.Author)
 	return snap, ds, nil
 }

@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// checkColumnReaders refuses a schema change that would break a
+// CheckColumnReaders refuses a schema change that would break a
 // materialized view reading the dataset: dropping, renaming or retyping a
 // column the view's SQL names (or any column, when the SQL selects *).
 // The error names the view. Adding a column never breaks a reader that
 // names its columns, so it is not checked.
-func (c *Catalog) checkColumnReaders(ctx context.Context, ds *Dataset, changes []SchemaChange) error {
+func (c *Catalog) CheckColumnReaders(ctx context.Context, ds *Dataset, changes []SchemaChange) error {
 	var touched []SchemaChange
 	for _, ch := range changes {
 		if ch.Kind != AddColumn {

@@ -48,10 +48,14 @@ func enforceEgress(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 type guardedBuilder struct{ inner sql.NodeExecBuilder }
 
 func (b guardedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
-	if writesAtRoot(n) {
-		if err := checkWrites(ctx, n); err != nil {
-			return nil, err
-		}
+	if !writesAtRoot(n) {
+		return b.inner.Build(ctx, n, r)
+	}
+	if err := checkWrites(ctx, n); err != nil {
+		return nil, err
+	}
+	if id, ok := ctasTarget(n); ok {
+		return buildCTAS(ctx, b.inner, n, r, id)
 	}
 	return b.inner.Build(ctx, n, r)
 }

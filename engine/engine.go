@@ -68,6 +68,9 @@ type Config struct {
 	// Jobs says how materialized-view refreshes run and where alerts go
 	// (the zero value: an in-process pool, alerts on stdout).
 	Jobs jobs.Config
+	// WrapStores, if set, wraps the opened metastore and object store
+	// (fault-injection tests: faultblob and the like).
+	WrapStores func(meta.Store, blob.Store) (meta.Store, blob.Store)
 }
 
 // Engine is lakesql's SQL engine: GMS over the catalog. It is safe for
@@ -111,6 +114,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.close = append(e.close, bs.Close)
+	if cfg.WrapStores != nil {
+		ms, bs = cfg.WrapStores(ms, bs)
+	}
 	e.cat = catalogstore.New(ms, bs, catalogstore.Options{Logger: cfg.Logger, NoAudit: cfg.NoAudit})
 	if _, err := e.cat.Workspace(ctx, cfg.Workspace); errors.Is(err, catalogstore.ErrWorkspaceNotFound) && cfg.CreateDefaultWorkspace {
 		if _, err := e.cat.CreateWorkspace(ctx, cfg.Workspace, "lakesql"); err != nil && !errors.Is(err, catalogstore.ErrWorkspaceExists) {

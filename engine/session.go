@@ -26,6 +26,24 @@ type Session struct {
 	mu     sync.Mutex
 	ws     string
 	writes *provider.WriteSet
+	// ctas is the table the running CREATE TABLE … AS SELECT created,
+	// dropped if its commit is refused (ctas.go); nil otherwise.
+	ctas *catalogstore.Ident
+}
+
+func (s *Session) setPendingCTAS(id *catalogstore.Ident) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ctas = id
+}
+
+// takePendingCTAS returns and clears the pending CTAS table.
+func (s *Session) takePendingCTAS() *catalogstore.Ident {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.ctas
+	s.ctas = nil
+	return id
 }
 
 var (
@@ -108,6 +126,7 @@ func (s *Session) StartTransaction(_ *sql.Context, c sql.TransactionCharacterist
 // CommitTransaction implements sql.TransactionSession: the staged writes
 // become catalog commits.
 func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
+	ctas := s.takePendingCTAS()
 	if s.writes.Empty() {
 		return nil
 	}
@@ -115,7 +134,11 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		s.writes.Rollback()
 		return fmt.Errorf("%w: cannot write in a READ ONLY transaction", catalogstore.ErrNotSupported)
 	}
-	return sqlerr.Wrap(s.writes.Commit(ctx, s.Author()))
+	err := s.writes.Commit(ctx, s.Author())
+	if err != nil && ctas != nil {
+		dropCreated(ctx, s, *ctas)
+	}
+	return sqlerr.Wrap(err)
 }
 
 // Rollback implements sql.TransactionSession.

@@ -307,7 +307,9 @@ func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return newDeleter(ctx
 // Updater implements sql.UpdatableTable.
 func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater { return newUpdater(ctx, t) }
 
-// AddColumn implements sql.AlterableTable: metadata only.
+// AddColumn implements sql.AlterableTable: metadata only (a column with a
+// DEFAULT or NOT NULL on a table with rows goes through the rewrite
+// instead, rewrite.go).
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
 	col, err := columnFromSQL(column)
 	if err != nil {
@@ -315,24 +317,27 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	}
 	if !column.Nullable && column.Default == nil {
 		// Old files have no value for the column: it must read as NULL.
-		return fmt.Errorf("%w: ADD COLUMN %s NOT NULL needs a DEFAULT; old rows would have no value", catalogstore.ErrSchema, column.Name)
+		return sqlerr.Wrap(fmt.Errorf("%w: ADD COLUMN %s NOT NULL needs a DEFAULT; old rows would have no value", catalogstore.ErrSchema, column.Name))
 	}
-	ch := catalogstore.SchemaChange{Kind: catalogstore.AddColumn, Column: col.Name, Type: col.Type, Comment: col.Comment}
+	ch := catalogstore.SchemaChange{Kind: catalogstore.AddColumn, Column: col.Name, Type: col.Type, Comment: col.Comment,
+		SQLType: col.SQLType, Default: col.Default, NotNull: !col.Nullable}
 	if order != nil {
 		ch.First, ch.After = order.First, order.AfterColumn
 	}
-	return t.alter(ctx, func(s *schema.Schema) { setSQLType(s, col) }, ch)
+	return t.alter(ctx, ch)
 }
 
 // DropColumn implements sql.AlterableTable: metadata only.
 func (t *Table) DropColumn(ctx *sql.Context, name string) error {
-	return t.alter(ctx, nil, catalogstore.SchemaChange{Kind: catalogstore.DropColumn, Column: name})
+	return t.alter(ctx, catalogstore.SchemaChange{Kind: catalogstore.DropColumn, Column: name})
 }
 
-// ModifyColumn implements sql.AlterableTable: a rename, or a safe widening.
+// ModifyColumn implements sql.AlterableTable: a rename, a safe widening, a
+// new default, as metadata (a change the data must be checked for goes
+// through the rewrite, rewrite.go).
 func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
 	if order != nil {
-		return fmt.Errorf("%w: moving a column (FIRST/AFTER) is not supported", catalogstore.ErrNotSupported)
+		return sqlerr.Wrap(fmt.Errorf("%w: moving a column (FIRST/AFTER) is not supported", catalogstore.ErrNotSupported))
 	}
 	old, ok := t.schema.Column(name)
 	if !ok {
@@ -342,30 +347,23 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	if err != nil {
 		return sqlerr.Wrap(err)
 	}
-	var changes []catalogstore.SchemaChange
-	if col.Type != old.Type {
-		changes = append(changes, catalogstore.SchemaChange{Kind: catalogstore.ModifyColumn, Column: name, Type: col.Type})
+	if !col.Nullable && old.Nullable {
+		return sqlerr.Wrap(fmt.Errorf("%w: MODIFY %s NOT NULL must check the rows", catalogstore.ErrSchema, name))
 	}
-	if !strings.EqualFold(column.Name, name) || column.Name != old.Name {
+	changes := []catalogstore.SchemaChange{{Kind: catalogstore.ModifyColumn, Column: name, Type: col.Type,
+		SQLType: col.SQLType, Default: col.Default, NotNull: !col.Nullable}}
+	if column.Name != old.Name {
 		changes = append(changes, catalogstore.SchemaChange{Kind: catalogstore.RenameColumn, Column: name, NewName: column.Name})
 	}
-	if len(changes) == 0 && col.SQLType == old.SQLType {
+	if col.Type == old.Type && col.SQLType == old.SQLType && col.Default == old.Default && col.Nullable == old.Nullable && column.Name == old.Name {
 		return nil
 	}
-	col.Name = column.Name
-	return t.alter(ctx, func(s *schema.Schema) { setSQLType(s, col) }, changes...)
+	return t.alter(ctx, changes...)
 }
 
-func setSQLType(s *schema.Schema, col schema.Column) {
-	for i := range s.Columns {
-		if strings.EqualFold(s.Columns[i].Name, col.Name) {
-			s.Columns[i].SQLType = col.SQLType
-			s.Columns[i].Default = col.Default
-		}
-	}
-}
-
-func (t *Table) alter(ctx *sql.Context, fix func(*schema.Schema), changes ...catalogstore.SchemaChange) error {
+// alter commits the schema changes as one new schema version, in one
+// metastore transaction.
+func (t *Table) alter(ctx *sql.Context, changes ...catalogstore.SchemaChange) error {
 	if err := t.checkWritable(); err != nil {
 		return sqlerr.Wrap(err)
 	}
@@ -373,16 +371,7 @@ func (t *Table) alter(ctx *sql.Context, fix func(*schema.Schema), changes ...cat
 	if err != nil {
 		return sqlerr.Wrap(err)
 	}
-	ds, err := t.db.p.cat.AlterSchema(ctx, t.ds.Ident(), sess.Author(), changes...)
-	if err != nil {
-		return sqlerr.Wrap(err)
-	}
-	if fix != nil {
-		_, err = t.db.p.cat.UpdateDataset(ctx, ds.Ident(), sess.Author(), func(d *catalogstore.Dataset) error {
-			fix(&d.Schema)
-			return nil
-		})
-	}
+	_, err = t.db.p.cat.AlterSchema(ctx, t.ds.Ident(), sess.Author(), changes...)
 	return sqlerr.Wrap(err)
 }
 

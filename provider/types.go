@@ -181,10 +181,10 @@ func sqlSchema(ctx *sql.Context, s *schema.Schema, source, db string) sql.Schema
 			Name: c.Name, Type: SQLType(c), Nullable: c.Nullable, Source: source, DatabaseSource: db,
 			Comment: c.Comment, PrimaryKey: c.PrimaryKey,
 		}
-		if c.Default != "" && ctx != nil {
-			if d, err := planbuilder.StringToColumnDefaultValue(ctx, c.Default); err == nil {
-				col.Default = d
-			}
+		if c.Default != "" {
+			// Resolved by GMS's planner where it is used (INSERT, SHOW
+			// CREATE TABLE), as for any stored default.
+			col.Default = sql.NewUnresolvedColumnDefaultValue(c.Default)
 		}
 		out[i] = col
 	}

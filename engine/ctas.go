@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"errors"
+	"io"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/lakesql/lakesql/catalogstore"
+)
+
+// CREATE TABLE … AS SELECT is all or nothing. GMS creates the table while
+// it builds the plan's iterator and then inserts the rows; the rows commit
+// when the (outer, transaction-committing) iterator closes. A failure
+// anywhere after the creation (a bad value in the SELECT, a refused
+// commit) would leave an empty table behind, so the builder wraps a CTAS
+// and drops the table it created when the statement fails: ctasIter for
+// failures while the rows are produced, Session.CommitTransaction (through
+// the session's pending CTAS) for a refused commit.
+
+// ctasTarget returns the dataset a CREATE TABLE … AS SELECT plan creates,
+// or false.
+func ctasTarget(n sql.Node) (catalogstore.Ident, bool) {
+	for depth := 0; n != nil && depth < 8; depth++ {
+		if tc, ok := n.(*plan.TableCopier); ok {
+			ct, ok := tc.Destination.(*plan.CreateTable)
+			if !ok {
+				return catalogstore.Ident{}, false
+			}
+			db := lakesqlDatabase(ct.Database())
+			if db == nil {
+				return catalogstore.Ident{}, false
+			}
+			return catalogstore.Ident{Workspace: db.Workspace(), Collection: db.Collection(), Name: ct.Name()}, true
+		}
+		ch := n.Children()
+		if len(ch) != 1 {
+			return catalogstore.Ident{}, false
+		}
+		n = ch[0]
+	}
+	return catalogstore.Ident{}, false
+}
+
+// buildCTAS builds a CTAS plan so that a failure drops the table the
+// statement created (and only that incarnation: a table that existed
+// before, for IF NOT EXISTS, is left alone).
+func buildCTAS(ctx *sql.Context, inner sql.NodeExecBuilder, n sql.Node, r sql.Row, id catalogstore.Ident) (sql.RowIter, error) {
+	sess, ok := ctx.Session.(*Session)
+	if !ok {
+		return inner.Build(ctx, n, r)
+	}
+	if _, err := sess.e.cat.Dataset(ctx, id); !errors.Is(err, catalogstore.ErrDatasetNotFound) {
+		return inner.Build(ctx, n, r) // exists (IF NOT EXISTS) or unreadable: GMS decides
+	}
+	iter, err := inner.Build(ctx, n, r)
+	if err != nil {
+		dropCreated(ctx, sess, id)
+		return nil, err
+	}
+	sess.setPendingCTAS(&id)
+	return &ctasIter{inner: iter, sess: sess, id: id}, nil
+}
+
+// ctasIter remembers whether the statement failed, and drops the created
+// table on Close if it did (Close is where the rows commit).
+type ctasIter struct {
+	inner  sql.RowIter
+	sess   *Session
+	id     catalogstore.Ident
+	failed bool
+}
+
+func (it *ctasIter) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := it.inner.Next(ctx)
+	if err != nil && !errors.Is(err, io.EOF) {
+		it.failed = true
+	}
+	return row, err
+}
+
+func (it *ctasIter) Close(ctx *sql.Context) error {
+	err := it.inner.Close(ctx)
+	if err != nil || it.failed {
+		it.sess.setPendingCTAS(nil)
+		dropCreated(ctx, it.sess, it.id)
+	}
+	return err
+}
+
+// GetChildIter and WithChildIter make ctasIter a sql.MutableRowIter, so
+// GMS's row-count accumulator still finds the insert iterator inside it.
+func (it *ctasIter) GetChildIter() sql.RowIter { return it.inner }
+
+func (it *ctasIter) WithChildIter(child sql.RowIter) sql.RowIter {
+	out := *it
+	out.inner = child
+	return &out
+}
+
+// dropCreated drops a table a failed CTAS created, with whatever the
+// statement staged for it.
+func dropCreated(ctx *sql.Context, sess *Session, id catalogstore.Ident) {
+	sess.writes.Forget(id)
+	if _, err := sess.e.cat.Dataset(ctx, id); err != nil {
+		return
+	}
+	if err := sess.e.cat.DropDataset(ctx, id, sess.Author()); err != nil {
+		sess.e.log.Warn("drop the table a failed CREATE TABLE AS SELECT created", "dataset", id.String(), "err", err)
+	}
+}
