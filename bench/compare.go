@@ -198,6 +198,16 @@ func cellsAgree(a, b cell) bool {
 	}
 }
 
+// sameDecimal is the stricter check of query.ExactDecimals: when both
+// sides are decimals, their values are equal (not merely equal once the
+// finer is rounded to the coarser's scale).
+func sameDecimal(a, b cell) bool {
+	if a.kind != kExact || b.kind != kExact {
+		return true
+	}
+	return a.r.Cmp(b.r) == 0
+}
+
 // maxRoundedDigits and maxRoundedSignificant bound roundedDecimalAgrees:
 // a double whose shortest representation has at most this many fraction
 // digits and significant digits is taken for a rounded decimal.
@@ -333,7 +343,7 @@ func diffResults(q query, lake, duck [][]any) string {
 		if ra != nil && rb != nil && len(ra) == len(rb) {
 			agree := true
 			for j := range ra {
-				if !cellsAgree(ra[j], rb[j]) {
+				if !cellsAgree(ra[j], rb[j]) || (q.ExactDecimals && !sameDecimal(ra[j], rb[j])) {
 					agree = false
 					break
 				}

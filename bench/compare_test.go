@@ -66,6 +66,14 @@ func TestDiffResults(t *testing.T) {
 		t.Fatalf("ordered results in a different order agree:\n%s", d)
 	}
 	q.Ordered = false
+	fine := [][]any{{decimal.RequireFromString("0.0499834")}}
+	coarse := [][]any{{duckDec(49983, 6)}}
+	if d := diffResults(q, fine, coarse); d != "" {
+		t.Fatalf("a finer decimal that rounds to the coarser differs:\n%s", d)
+	}
+	if d := diffResults(query{ExactDecimals: true}, fine, coarse); d == "" {
+		t.Fatal("ExactDecimals accepts a finer decimal")
+	}
 	duck = append(duck, []any{int64(3), "c"})
 	if d := diffResults(q, lake, duck); !strings.Contains(d, "row count: lakesql 2, duckdb 3") {
 		t.Fatalf("diff %q", d)

@@ -124,7 +124,7 @@ func (env *tpchEnv) check(ctx context.Context, q tpchQuery, run func(context.Con
 	if err != nil {
 		return len(drows), "", err
 	}
-	return len(drows), diffResults(query{Name: q.Name, Ordered: q.Ordered}, lrows, drows), nil
+	return len(drows), diffResults(query{Name: q.Name, Ordered: q.Ordered, ExactDecimals: true}, lrows, drows), nil
 }
 
 func runTPCH(ctx context.Context, o tpchOptions) error {

@@ -7,3 +7,6 @@ timeout=${TIMEOUT:-25m}
 pkgs=$($go list ./... | grep -v '/conformance$')
 $go test -count=1 -timeout "$timeout" $pkgs
 $go test -count=1 -timeout "$timeout" -v ./conformance/ | grep -v -e '^=== RUN' -e '^=== PAUSE' -e '^=== CONT'
+# bench/ is its own module (DuckDB's cgo): its tests include the TPC-H
+# correctness check at SF 0.01 against DuckDB (about two minutes).
+(cd bench && $go test -count=1 -timeout "$timeout" ./...)
