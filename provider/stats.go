@@ -256,7 +256,7 @@ type colSummary struct {
 }
 
 type fileBucket struct {
-	rows, nulls uint64
+	rows, nulls  uint64
 	lower, upper any
 	upperRaw     []byte
 }
