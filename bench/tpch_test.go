@@ -12,9 +12,15 @@ import (
 // rows, enough for every query to return rows.
 const tpchTestSF = 0.01
 
-// tpchTestTimeout bounds each query in TestTPCHCorrect. At SF 0.01 every
-// query that answers does so in well under a second on DuckDB.
-const tpchTestTimeout = 15 * time.Second
+// tpchTestTimeout bounds each query in TestTPCHCorrect that should
+// answer: generous, since lakesql takes up to ~12 s (Q20) per path on a
+// loaded 2-core machine at SF 0.01. tpchKnownTimeout bounds the known
+// failures: each known timeout costs this much, so the test takes about
+// three minutes.
+const (
+	tpchTestTimeout  = 120 * time.Second
+	tpchKnownTimeout = 20 * time.Second
+)
 
 // tpchKnownFailures are the queries lakesql does not answer correctly
 // today, each with the exact reason (a substring of the error or of the
@@ -23,11 +29,16 @@ const tpchTestTimeout = 15 * time.Second
 // fixing one forces removing it from this list.
 var tpchKnownFailures = map[string]knownFailure{
 	"Q11": {match: "the subquery returned more than 1 row (errno 1242)",
-		why: "GMS drops the aggregation of the HAVING clause's scalar subquery, which then returns one row per partsupp row"},
-	"Q13": {match: "timed out after", why: "row-path LEFT OUTER JOIN of customer and orders with a NOT LIKE on o_comment, executed as a nested loop"},
-	"Q18": {match: "timed out after", why: "the IN (… GROUP BY … HAVING) subquery is re-evaluated per outer row"},
-	"Q19": {match: "timed out after", why: "the OR of three conjunctions hides the p_partkey = l_partkey equality: a cross join of lineitem and part"},
-	"Q21": {match: "timed out after", why: "EXISTS / NOT EXISTS over lineitem re-executed per lineitem row"},
+		why: "GMS binds the HAVING subquery's SUM(ps_supplycost * ps_availqty) to the outer query's aggregate of the same text, " +
+			"so the subquery loses its GroupBy and returns one row per joined row (spelled SUM(ps_availqty * ps_supplycost) it answers correctly)"},
+	"Q13": {match: "timed out after",
+		why: "the LEFT OUTER JOIN's ON has a NOT LIKE conjunct besides the key equality: GMS runs it as a nested loop (customer × orders)"},
+	"Q18": {match: "timed out after",
+		why: "GMS plans the IN (… GROUP BY … HAVING) semi-join and the customer/orders/lineitem joins as nested-loop InnerJoins, not hash joins"},
+	"Q19": {match: "timed out after",
+		why: "the join key p_partkey = l_partkey sits inside each branch of an OR: GMS finds no equi-join and runs part × lineitem as a nested loop"},
+	"Q21": {match: "timed out after",
+		why: "the EXISTS / NOT EXISTS over lineitem carry l_suppkey <> l1.l_suppkey: GMS runs both as nested-loop semi/anti joins per lineitem row"},
 }
 
 // knownFailure is one entry of tpchKnownFailures: match is a substring of
@@ -61,7 +72,11 @@ func TestTPCHCorrect(t *testing.T) {
 				return queryEmbedded(ctx, env.conn, s, d)
 			}
 			t0 := time.Now()
-			_, diff, err := env.check(ctx, q, embedded, tpchTestTimeout)
+			timeout := tpchTestTimeout
+			if _, known := tpchKnownFailures[q.Name]; known {
+				timeout = tpchKnownTimeout
+			}
+			_, diff, err := env.check(ctx, q, embedded, timeout)
 			outcome := diff
 			if err != nil {
 				outcome = err.Error()
