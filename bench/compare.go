@@ -154,6 +154,9 @@ func cellsAgree(a, b cell) bool {
 	if a.kind == kNull || b.kind == kNull {
 		return a.kind == b.kind
 	}
+	if a.kind == kFloat && b.kind != kText && roundedDecimalAgrees(a.f, b) {
+		return true
+	}
 	if a.kind == kText && b.kind == kText {
 		return a.s == b.s
 	}
@@ -193,6 +196,67 @@ func cellsAgree(a, b cell) bool {
 	default:
 		return floatsAgree(na.f, nb.f)
 	}
+}
+
+// sameDecimal is the stricter check of query.ExactDecimals: when both
+// sides are decimals, their values are equal (not merely equal once the
+// finer is rounded to the coarser's scale).
+func sameDecimal(a, b cell) bool {
+	if a.kind != kExact || b.kind != kExact {
+		return true
+	}
+	return a.r.Cmp(b.r) == 0
+}
+
+// maxRoundedDigits and maxRoundedSignificant bound roundedDecimalAgrees:
+// a double whose shortest representation has at most this many fraction
+// digits and significant digits is taken for a rounded decimal.
+const (
+	maxRoundedDigits      = 10
+	maxRoundedSignificant = 15
+	divPrecisionIncrement = 4
+)
+
+// roundedDecimalAgrees is the tolerance for a DOUBLE lakesql computed as
+// a DECIMAL and sent as a double (over the wire, AVG and SUM of DECIMAL
+// columns are typed DOUBLE today, but their values are MySQL's decimal
+// results: AVG and division rounded to 4 more digits than their
+// argument). Such a double's shortest representation is the rounded
+// decimal (25.575155 for an AVG of scale 6); it agrees when DuckDB's value
+// rounds, half away from zero, to it at that many digits, which must be
+// at least DuckDB's decimal scale, or 4 (MySQL's div_precision_increment)
+// against a DuckDB double. Doubles with longer representations get only
+// the 1e-9 relative tolerance.
+func roundedDecimalAgrees(f float64, duck cell) bool {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return false
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	digits := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		digits = len(s) - i - 1
+	}
+	sig := len(strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(s), "0"))
+	if digits == 0 || digits > maxRoundedDigits || sig > maxRoundedSignificant {
+		return false
+	}
+	var r *big.Rat
+	switch duck.kind {
+	case kExact:
+		if digits < duck.scale {
+			return false
+		}
+		r = duck.r
+	case kFloat:
+		if digits < divPrecisionIncrement || math.IsInf(duck.f, 0) || math.IsNaN(duck.f) {
+			return false
+		}
+		r = new(big.Rat).SetFloat64(duck.f)
+	default:
+		return false
+	}
+	want, ok := new(big.Rat).SetString(s)
+	return ok && roundRat(r, digits).Cmp(want) == 0
 }
 
 // cmpCells orders cells for sorting: NULL first, then numbers by value,
@@ -279,7 +343,7 @@ func diffResults(q query, lake, duck [][]any) string {
 		if ra != nil && rb != nil && len(ra) == len(rb) {
 			agree := true
 			for j := range ra {
-				if !cellsAgree(ra[j], rb[j]) {
+				if !cellsAgree(ra[j], rb[j]) || (q.ExactDecimals && !sameDecimal(ra[j], rb[j])) {
 					agree = false
 					break
 				}

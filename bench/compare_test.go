@@ -35,6 +35,10 @@ func TestCellsAgree(t *testing.T) {
 		{decimal.RequireFromString("0.0499834"), duckDec(49983, 6), true}, // finer formats to the coarser
 		{decimal.RequireFromString("0.0499844"), duckDec(49983, 6), false},
 		{0.1 + 0.2, 0.3, true},
+		{25.575154999999999, 25.575154611454693, true}, // a decimal AVG sent as DOUBLE over the wire
+		{25.575154, 25.575154611454693, false},
+		{25.58, 25.575154611454693, false}, // fewer than 4 digits: not a MySQL rounding
+		{532348211.64999998, duckDec(53234821165, 2), true},
 		{1.0, 1.001, false},
 		{"N", "N", true},
 		{"N", "R", false},
@@ -62,6 +66,14 @@ func TestDiffResults(t *testing.T) {
 		t.Fatalf("ordered results in a different order agree:\n%s", d)
 	}
 	q.Ordered = false
+	fine := [][]any{{decimal.RequireFromString("0.0499834")}}
+	coarse := [][]any{{duckDec(49983, 6)}}
+	if d := diffResults(q, fine, coarse); d != "" {
+		t.Fatalf("a finer decimal that rounds to the coarser differs:\n%s", d)
+	}
+	if d := diffResults(query{ExactDecimals: true}, fine, coarse); d == "" {
+		t.Fatal("ExactDecimals accepts a finer decimal")
+	}
 	duck = append(duck, []any{int64(3), "c"})
 	if d := diffResults(q, lake, duck); !strings.Contains(d, "row count: lakesql 2, duckdb 3") {
 		t.Fatalf("diff %q", d)

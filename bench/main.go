@@ -1,17 +1,27 @@
 // Command bench benchmarks lakesql against DuckDB on the same Parquet
-// files (issue 7): it generates a TPC-H-lineitem-like table sorted by
-// l_shipdate and a small orders table, loads them through lakesql's own
-// write path (datafile.Write and one catalog append commit per table),
-// points DuckDB at the very data files the catalog lists, cross-checks
-// every query's answer between the engines (a mismatch fails the run),
-// then times interleaved rounds and reports per query the median time of
-// each engine, the median of the per-round ratios lakesql/DuckDB and the
-// peak memory; plus a planning benchmark that prunes a 100,000-file
-// manifest by a range.
+// files. Two suites:
 //
-//	cd bench && go run .                 # 600k rows, 24 files, 5 rounds
-//	cd bench && go run . -rows 60000     # smoke check
-//	cd bench && go run . -rows 6000000   # 6M rows
+// tpch (the default, issue 15): DuckDB's dbgen generates TPC-H at a scale
+// factor, written as Parquet (lineitem and orders split by a date into
+// several files, 128k-row row groups) and registered in lakesql with
+// add_files; the 22 queries (tpch_queries(), translated to MySQL's
+// dialect) run over the MySQL wire and embedded, interleaved with DuckDB
+// on the same files. Per query: correct or the first difference, the
+// times, the median per-round ratio, lakesql's peak RSS; then the
+// geometric mean and the worst ratio. A query past -timeout is killed
+// (KILL QUERY over the wire) and reported; the run goes on.
+//
+//	cd bench && go run .                          # SF 0.1, 3 rounds
+//	cd bench && go run . -sf 1 -dir /tmp/tpch     # SF 1, data kept for reruns
+//	cd bench && go run . -q Q3,Q17 -rounds 1      # some queries
+//
+// single (issue 7): a generated lineitem-like table sorted by l_shipdate
+// and a small orders table, loaded through lakesql's own write path;
+// single-table queries timed the same way, plus a planning benchmark that
+// prunes a 100,000-file manifest by a range.
+//
+//	cd bench && go run . -suite single                 # 600k rows, 24 files, 5 rounds
+//	cd bench && go run . -suite single -rows 6000000   # 6M rows
 //
 // It is its own Go module so that DuckDB's cgo never enters lakesql's
 // build.
@@ -61,12 +71,18 @@ type result struct {
 
 func main() {
 	var o options
+	var t tpchOptions
+	suite := flag.String("suite", "tpch", "tpch: the 22 TPC-H queries (DuckDB dbgen data); single: the single-table cases on generated lineitem/orders")
+	flag.Float64Var(&t.sf, "sf", 0.1, "TPC-H scale factor (-suite tpch)")
+	flag.DurationVar(&t.timeout, "timeout", 120*time.Second, "per-query timeout (-suite tpch): the query is killed and reported, the run goes on")
+	flag.BoolVar(&t.wire, "wire", true, "run lakesql over the MySQL wire (-suite tpch)")
+	flag.BoolVar(&t.embedded, "embedded", true, "run lakesql embedded (-suite tpch)")
 	flag.IntVar(&o.rows, "rows", 600_000, "lineitem rows (6000000 for the 6M run)")
 	flag.IntVar(&o.files, "files", 0, "lineitem data files (default 24, or rows/250000 when that is more)")
-	flag.IntVar(&o.rounds, "rounds", 5, "timed rounds after the warm-up")
+	flag.IntVar(&o.rounds, "rounds", 0, "timed rounds after the warm-up (default 3 for tpch, 5 for single)")
 	flag.StringVar(&o.dir, "dir", "", "warehouse folder to load into and keep (reused when generated with the same -rows/-files); default a temporary folder")
-	flag.StringVar(&o.out, "out", "results.md", "markdown report to write (empty: none)")
-	flag.StringVar(&o.only, "q", "", "run only queries whose name contains this text")
+	flag.StringVar(&o.out, "out", "", "markdown report to write (default results.md for tpch, results-single.md for single; \"-\": none)")
+	flag.StringVar(&o.only, "q", "", "run only queries whose name contains this text (tpch: a comma-separated list such as Q1,Q17)")
 	flag.IntVar(&o.planFiles, "plan-files", 100_000, "files in the planning benchmark's manifest (0: skip it)")
 	flag.IntVar(&o.planReps, "plan-reps", 30, "repetitions of the planning benchmark")
 	flag.BoolVar(&o.failFast, "failfast", false, "stop at the first cross-check mismatch instead of timing the rest")
@@ -76,10 +92,38 @@ func main() {
 	if o.files <= 0 {
 		o.files = max(24, o.rows/250_000)
 	}
-	if err := run(context.Background(), o); err != nil {
+	var err error
+	switch *suite {
+	case "tpch":
+		t.rounds, t.dir, t.out, t.only, t.failFast, t.cpuProf = orDefault(o.rounds, 3), o.dir, outPath(o.out, "results.md"), o.only, o.failFast, o.cpuProfile
+		err = runTPCH(context.Background(), t)
+	case "single":
+		o.rounds, o.out = orDefault(o.rounds, 5), outPath(o.out, "results-single.md")
+		err = run(context.Background(), o)
+	default:
+		err = fmt.Errorf("unknown -suite %q (tpch or single)", *suite)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+func orDefault(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}
+
+func outPath(flagged, def string) string {
+	switch flagged {
+	case "":
+		return def
+	case "-":
+		return ""
+	}
+	return flagged
 }
 
 var errMismatch = fmt.Errorf("lakesql and DuckDB disagree (see above)")

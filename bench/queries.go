@@ -7,6 +7,9 @@ type query struct {
 	Name    string
 	SQL     string
 	Ordered bool
+	// ExactDecimals: a decimal lakesql returns must equal DuckDB's decimal
+	// exactly (not just once rounded to the coarser scale).
+	ExactDecimals bool
 }
 
 var queries = []query{

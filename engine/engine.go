@@ -133,6 +133,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	registerProcedures(e)
 	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress)).Build()
 	a.ExecBuilder = guardedBuilder{inner: a.ExecBuilder}
+	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
+	// planner and information_schema.column_statistics.
+	a.Catalog.StatsProvider = provider.NewStatsProvider()
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
 	if err := setupUsers(ctx, e.gms, ms, cfg.Auth, cfg.RootPassword); err != nil {
 		e.Close()

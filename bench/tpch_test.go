@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tpchTestSF is the scale factor of TestTPCHCorrect: about 60k lineitem
+// rows, enough for every query to return rows.
+const tpchTestSF = 0.01
+
+// tpchTestTimeout bounds each query in TestTPCHCorrect that should
+// answer: generous, since lakesql takes up to ~12 s (Q20) per path on a
+// loaded 2-core machine at SF 0.01. tpchKnownTimeout bounds the known
+// failures: each known timeout costs this much, so the test takes about
+// three minutes.
+const (
+	tpchTestTimeout  = 120 * time.Second
+	tpchKnownTimeout = 20 * time.Second
+)
+
+// tpchKnownFailures are the queries lakesql does not answer correctly
+// today, each with the exact reason (a substring of the error or of the
+// first difference). The test asserts both directions: every other query
+// matches DuckDB, and each listed query still fails for that reason, so
+// fixing one forces removing it from this list.
+var tpchKnownFailures = map[string]knownFailure{
+	"Q11": {match: "the subquery returned more than 1 row (errno 1242)",
+		why: "GMS binds the HAVING subquery's SUM(ps_supplycost * ps_availqty) to the outer query's aggregate of the same text, " +
+			"so the subquery loses its GroupBy and returns one row per joined row (spelled SUM(ps_availqty * ps_supplycost) it answers correctly)"},
+	"Q13": {match: "timed out after",
+		why: "the LEFT OUTER JOIN's ON has a NOT LIKE conjunct besides the key equality: GMS runs it as a nested loop (customer × orders)"},
+	"Q18": {match: "timed out after",
+		why: "GMS plans the IN (… GROUP BY … HAVING) semi-join and the customer/orders/lineitem joins as nested-loop InnerJoins, not hash joins"},
+	"Q19": {match: "timed out after",
+		why: "the join key p_partkey = l_partkey sits inside each branch of an OR: GMS finds no equi-join and runs part × lineitem as a nested loop"},
+	"Q21": {match: "timed out after",
+		why: "the EXISTS / NOT EXISTS over lineitem carry l_suppkey <> l1.l_suppkey: GMS runs both as nested-loop semi/anti joins per lineitem row"},
+}
+
+// knownFailure is one entry of tpchKnownFailures: match is a substring of
+// the failure as the test sees it, why is what bounds the query (from a
+// profile at SF 0.1).
+type knownFailure struct {
+	match, why string
+}
+
+// TestTPCHCorrect checks lakesql's answers to the 22 TPC-H queries at SF
+// 0.01 against DuckDB's on the same Parquet files: embedded (decimals
+// compared exactly, see query.ExactDecimals) and over the MySQL wire
+// (where AVG and SUM of DECIMAL arrive typed DOUBLE today: see
+// roundedDecimalAgrees for the tolerance). Known failures are checked
+// embedded only.
+func TestTPCHCorrect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("TPC-H at SF 0.01 takes a minute or more")
+	}
+	ctx := context.Background()
+	env, err := openTPCH(ctx, t.TempDir(), tpchTestSF, true, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	seen := map[string]bool{}
+	for _, q := range env.queries {
+		t.Run(q.Name, func(t *testing.T) {
+			seen[q.Name] = true
+			embedded := func(ctx context.Context, s string, d time.Duration) ([][]any, float64, error) {
+				return queryEmbedded(ctx, env.conn, s, d)
+			}
+			t0 := time.Now()
+			timeout := tpchTestTimeout
+			if _, known := tpchKnownFailures[q.Name]; known {
+				timeout = tpchKnownTimeout
+			}
+			_, diff, err := env.check(ctx, q, embedded, timeout)
+			outcome := diff
+			if err != nil {
+				outcome = err.Error()
+			}
+			if known, ok := tpchKnownFailures[q.Name]; ok {
+				switch {
+				case outcome == "":
+					t.Fatalf("%s now answers correctly: remove it from tpchKnownFailures (was: %s)", q.Name, known.why)
+				case !strings.Contains(outcome, known.match):
+					t.Fatalf("%s fails for another reason than the known one %q (%s):\n%s", q.Name, known.match, known.why, outcome)
+				}
+				t.Logf("known failure after %v: %s", time.Since(t0).Round(time.Millisecond), firstLine(outcome))
+				return
+			}
+			if err != nil {
+				if errors.Is(err, errTimeout) {
+					t.Fatalf("embedded: %v", err)
+				}
+				t.Fatalf("embedded: %v\n%s", err, q.MySQL)
+			}
+			if diff != "" {
+				t.Fatalf("embedded answer differs from DuckDB's:\n%s%s", diff, indent(q.MySQL))
+			}
+			if _, diff, err = env.check(ctx, q, env.wire.query, tpchTestTimeout); err != nil {
+				t.Fatalf("wire: %v", err)
+			}
+			if diff != "" {
+				t.Fatalf("wire answer differs from DuckDB's:\n%s%s", diff, indent(q.MySQL))
+			}
+			t.Logf("agrees, embedded and over the wire, in %v", time.Since(t0).Round(time.Millisecond))
+		})
+	}
+	for name := range tpchKnownFailures {
+		if !seen[name] {
+			t.Errorf("tpchKnownFailures lists %s, which is not a TPC-H query", name)
+		}
+	}
+}
