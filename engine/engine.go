@@ -25,6 +25,7 @@ import (
 	"github.com/lakesql/lakesql/ddl"
 	"github.com/lakesql/lakesql/engine/jobs"
 	"github.com/lakesql/lakesql/engine/rewrite"
+	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/provider"
 )
 
@@ -126,6 +127,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.prov = provider.New(e.cat)
 	registerProcedures(e)
 	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress)).Build()
+	mysqlfix.InstallSemiJoinProjectionFix(a)
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
 	if err := setupUsers(ctx, e.gms, ms, cfg.Auth, cfg.RootPassword); err != nil {
 		e.Close()
