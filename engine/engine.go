@@ -133,7 +133,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	e.parser = ddl.NewParser(sql.NewMysqlParser())
+	e.parser = ddl.NewParser(mysqlfix.NewParser(sql.NewMysqlParser()))
 	e.gms.Parser = e.parser
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.
