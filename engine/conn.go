@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/lakesql/lakesql/mysqlfix"
 )
 
 // Result is the outcome of one statement run through a Conn.
@@ -64,7 +66,12 @@ func (c *Conn) Query(ctx context.Context, query string) ([]Result, error) {
 	rest := query
 	for strings.TrimSpace(rest) != "" {
 		sctx := c.newContext(ctx, rest)
-		parsed, stmt, remainder, err := c.e.parser.Parse(sctx, rest, true)
+		var parsed sqlparser.Statement
+		var stmt, remainder string
+		err := mysqlfix.CatchPanic(ctx, c.e.log, rest, func() (err error) {
+			parsed, stmt, remainder, err = c.e.parser.Parse(sctx, rest, true)
+			return err
+		})
 		if errors.Is(err, sqlparser.ErrEmpty) {
 			break
 		}
@@ -108,8 +115,14 @@ func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
 	return sctx
 }
 
-func (c *Conn) run(ctx context.Context, query string, parsed sqlparser.Statement) (Result, error) {
+func (c *Conn) run(ctx context.Context, query string, parsed sqlparser.Statement) (_ Result, err error) {
 	sctx := c.newContext(ctx, query)
+	var iter sql.RowIter
+	defer func() {
+		if r := recover(); r != nil {
+			err = c.afterEmbeddedPanic(ctx, query, r, sctx, iter)
+		}
+	}()
 	sch, iter, _, err := c.e.gms.QueryWithBindings(sctx, query, parsed, nil, nil)
 	if err != nil {
 		return Result{}, SQLError(err)

@@ -25,6 +25,7 @@ import (
 	"github.com/lakesql/lakesql/ddl"
 	"github.com/lakesql/lakesql/engine/jobs"
 	"github.com/lakesql/lakesql/engine/rewrite"
+	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/provider"
 )
 
@@ -136,12 +137,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.
 	a.Catalog.StatsProvider = provider.NewStatsProvider()
+	mysqlfix.InstallSemiJoinProjectionFix(a)
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
 	if err := setupUsers(ctx, e.gms, ms, cfg.Auth, cfg.RootPassword); err != nil {
 		e.Close()
 		return nil, err
 	}
-	e.parser = ddl.NewParser(sql.NewMysqlParser())
+	e.parser = ddl.NewParser(mysqlfix.NewParser(sql.NewMysqlParser()))
 	e.gms.Parser = e.parser
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.

@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
+	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/sqlerr"
 )
 
@@ -48,7 +49,13 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		MaxConnections:         cfg.MaxConnections,
 		Version:                "8.0.31-lakesql",
 	}
-	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrapHandler)
+	var s *server.Server
+	wrap := func(h mysql.Handler) (mysql.Handler, error) {
+		// Innermost, so a panic's 1105 still passes the error remapping.
+		g := mysqlfix.PanicGuard{Handler: h, Log: e.log, OnPanic: func(c *mysql.Conn) { afterWirePanic(s, c) }}
+		return wrapHandler(g)
+	}
+	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start server on %s: %w", cfg.Addr, err)
 	}

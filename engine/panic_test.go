@@ -1,0 +1,218 @@
+package engine_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
+)
+
+// panicExpr is a test function that panics: at planning (its type is
+// asked for) when plan is set, otherwise when it evaluates to the value at.
+type panicExpr struct {
+	child gsql.Expression
+	plan  bool
+	at    int64
+}
+
+func (p *panicExpr) Resolved() bool              { return p.child.Resolved() }
+func (p *panicExpr) IsNullable() bool            { return true }
+func (p *panicExpr) Children() []gsql.Expression { return []gsql.Expression{p.child} }
+func (p *panicExpr) String() string              { return fmt.Sprintf("panic_expr(%s)", p.child) }
+func (p *panicExpr) CollationCoercibility(*gsql.Context) (gsql.CollationID, byte) {
+	return gsql.Collation_binary, 5
+}
+
+func (p *panicExpr) Type() gsql.Type {
+	if p.plan {
+		panic("test: panic while planning")
+	}
+	return types.Int64
+}
+
+func (p *panicExpr) WithChildren(c ...gsql.Expression) (gsql.Expression, error) {
+	q := *p
+	q.child = c[0]
+	return &q, nil
+}
+
+func (p *panicExpr) Eval(ctx *gsql.Context, row gsql.Row) (any, error) {
+	v, err := p.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	n, _, err := types.Int64.Convert(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	if n.(int64) == p.at {
+		var xs []int
+		_ = xs[n.(int64)] // a runtime error, like GMS's own index panics
+	}
+	return n, nil
+}
+
+// registerPanics adds panic_at(x) (panics evaluating x = 3),
+// panic_late(x) (panics at x = 500, after the first rows were streamed)
+// and panic_plan(x) (panics while the statement is planned).
+func registerPanics(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	mk := func(name string, plan bool, at int64) gsql.Function {
+		return gsql.Function1{Name: name, Fn: func(c gsql.Expression) gsql.Expression {
+			return &panicExpr{child: c, plan: plan, at: at}
+		}}
+	}
+	e.GMS().Analyzer.Catalog.RegisterFunction(gsql.NewEmptyContext(),
+		mk("panic_at", false, 3), mk("panic_late", false, 500), mk("panic_plan", true, 0))
+}
+
+// panicCases are statements that panic in different phases; each must
+// fail with 1105 naming the cause, and change nothing.
+var panicCases = []struct{ query, cause string }{
+	{"SELECT panic_plan(a) FROM t", "panic while planning"},
+	{"SELECT panic_at(a) FROM t", "index out of range [3]"},
+	{"SELECT a FROM t WHERE panic_at(a) > 0", "index out of range [3]"},
+	{"SELECT MAX(panic_at(a)) FROM t", "index out of range [3]"},
+	{"SELECT panic_at(3)", "index out of range [3]"},
+	{"SELECT a, COUNT(*) FROM t GROUP BY a HAVING panic_at(a) > 0", "index out of range [3]"},
+	{"INSERT INTO t SELECT panic_at(a) + 100 FROM t", "index out of range [3]"},
+	{"SELECT t.a FROM t JOIN t AS u ON panic_at(t.a) = u.a", "index out of range [3]"},
+}
+
+func panicSetup(t *testing.T, run func(string) error) {
+	t.Helper()
+	for _, q := range []string{"CREATE DATABASE p", "USE p", "CREATE TABLE t (a INT)",
+		"INSERT INTO t VALUES (1), (2), (3), (4)"} {
+		if err := run(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestPanic_Wire: over the MySQL wire, a statement that panics in
+// planning or execution fails with 1105 and the cause, the connection
+// stays open (same connection id), staged writes are discarded, and the
+// next statements work.
+func TestPanic_Wire(t *testing.T) {
+	e := enginetest.Open(t)
+	registerPanics(t, e)
+	db, _ := serve(t, e, "")
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	panicSetup(t, func(q string) error { _, err := conn.ExecContext(ctx, q); return err })
+	var id int64
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range panicCases {
+		err := drain(conn.QueryContext(ctx, c.query))
+		code, msg := errCode(err)
+		if code != 1105 || !strings.Contains(msg, c.cause) || !strings.Contains(msg, "internal error") {
+			t.Errorf("%s: error %d %q, want 1105 with %q", c.query, code, msg, c.cause)
+		}
+		var same int64
+		if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&same); err != nil || same != id {
+			t.Fatalf("after %s: connection %d (was %d), %v", c.query, same, id, err)
+		}
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil || n != 4 {
+		t.Fatalf("rows after the panicking INSERT = %d, %v; want 4 (nothing written)", n, err)
+	}
+	// Multi-statement batch: the panic ends the batch with its error.
+	if err := drain(conn.QueryContext(ctx, "SELECT 1; SELECT panic_at(3); SELECT 2")); err == nil {
+		t.Error("batch with a panicking statement succeeded")
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&n); err != nil {
+		t.Fatalf("after the batch: %v", err)
+	}
+	// Prepared statements go through COM_STMT_PREPARE / EXECUTE.
+	if _, err := conn.QueryContext(ctx, "SELECT panic_at(a) FROM t WHERE a > ?", 0); err == nil {
+		t.Error("prepared panicking statement succeeded")
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM t WHERE a > ?", 1).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("prepared statement after a panic = %d, %v", n, err)
+	}
+}
+
+// TestPanic_WireAfterRowsStreamed: a panic after the first batch of rows
+// reached the client cannot become an error packet (vitess aborts any
+// error in the middle of a result set, which closes the connection), but
+// the server keeps serving: a new connection works.
+func TestPanic_WireAfterRowsStreamed(t *testing.T) {
+	e := enginetest.Open(t)
+	registerPanics(t, e)
+	db, _ := serve(t, e, "")
+	ctx := context.Background()
+	mustExec := func(q string) {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	mustExec("CREATE DATABASE p")
+	mustExec("CREATE TABLE p.big (a INT)")
+	var vals []string
+	for i := 0; i < 1000; i++ {
+		vals = append(vals, fmt.Sprintf("(%d)", i))
+	}
+	mustExec("INSERT INTO p.big VALUES " + strings.Join(vals, ","))
+	if err := drain(db.QueryContext(ctx, "SELECT panic_late(a) FROM p.big ORDER BY a")); err == nil {
+		t.Fatal("panicking statement succeeded")
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM p.big").Scan(&n); err != nil || n != 1000 {
+		t.Fatalf("server after a mid-stream panic: %d, %v", n, err)
+	}
+}
+
+// TestPanic_Embedded: the same statements through engine.Conn return a
+// 1105 *mysql.SQLError instead of panicking in the caller.
+func TestPanic_Embedded(t *testing.T) {
+	e := enginetest.Open(t)
+	registerPanics(t, e)
+	conn := e.Connect("root")
+	defer conn.Close()
+	ctx := context.Background()
+	panicSetup(t, func(q string) error { return conn.Exec(ctx, q) })
+	for _, c := range append(panicCases, struct{ query, cause string }{"SELECT panic_late(a) FROM t UNION ALL SELECT panic_at(3)", "index out of range [3]"}) {
+		_, err := conn.Query(ctx, c.query)
+		code, msg := errCode(err)
+		if code != 1105 || !strings.Contains(msg, c.cause) {
+			t.Errorf("%s: error %d %q, want 1105 with %q", c.query, code, msg, c.cause)
+		}
+	}
+	r, err := conn.QueryOne(ctx, "SELECT COUNT(*) FROM t")
+	if err != nil || fmt.Sprint(r.Rows) != "[[4]]" {
+		t.Fatalf("after the panics: %v, %v; want [[4]]", r.Rows, err)
+	}
+}
+
+// drain reads every row of every result set and returns the first error.
+func drain(rows *sql.Rows, err error) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for {
+		for rows.Next() {
+		}
+		if !rows.NextResultSet() {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
+}

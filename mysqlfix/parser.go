@@ -1,0 +1,160 @@
+package mysqlfix
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Parser is GMS's MySQL parser with the SELECT shapes MySQL 8 answers and
+// GMS v0.20.0 refuses or gets wrong rewritten into ones it answers:
+// GROUP BY … WITH ROLLUP and GROUPING() (rollup.go), window functions over
+// aggregates (windowagg.go), select aliases inside ORDER BY expressions
+// (orderalias.go) and a HAVING subquery repeating the outer aggregate
+// (havingsubquery.go). Each rewrite is SQL in, SQL out: the rewritten
+// statement is rendered and parsed again, so what GMS plans is always a
+// statement its own parser produced. A Parser has no state and is safe for
+// concurrent use.
+type Parser struct {
+	inner sql.Parser
+}
+
+var _ sql.Parser = (*Parser)(nil)
+
+// NewParser wraps inner, the MySQL parser (nil: sql.NewMysqlParser()).
+func NewParser(inner sql.Parser) *Parser {
+	if inner == nil {
+		inner = sql.NewMysqlParser()
+	}
+	return &Parser{inner: inner}
+}
+
+// ParseSimple implements sql.Parser.
+func (p *Parser) ParseSimple(query string) (ast.Statement, error) {
+	st, err := p.inner.ParseSimple(markRollup(query))
+	if err != nil {
+		return st, err
+	}
+	return p.rewrite(st)
+}
+
+// Parse implements sql.Parser.
+func (p *Parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	return p.ParseWithOptions(ctx, query, ';', multi, sql.LoadSqlMode(ctx).ParserOptions())
+}
+
+// ParseWithOptions implements sql.Parser. The remainder keeps its WITH
+// ROLLUP marked, so the statements after the first are rewritten too.
+func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, parsed, rest, err := p.inner.ParseWithOptions(ctx, markRollup(query), delimiter, multi, options)
+	if err != nil {
+		return st, parsed, rest, err
+	}
+	st, err = p.rewrite(st)
+	return st, unmarkRollup(parsed), rest, err
+}
+
+// ParseOneWithOptions implements sql.Parser.
+func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	marked := markRollup(query)
+	st, end, err := p.inner.ParseOneWithOptions(ctx, marked, options)
+	if err != nil {
+		return st, end, err
+	}
+	if len(marked) != len(query) {
+		// The marker has the length of the text it replaces; never
+		// hand out an offset into a string the caller does not have.
+		return nil, 0, fmt.Errorf("mysqlfix: rollup marker changed the statement length")
+	}
+	st, err = p.rewrite(st)
+	return st, end, err
+}
+
+// rewrite applies the fixes to a top-level SELECT (or the SELECTs of a
+// UNION) and re-parses what changed.
+func (p *Parser) rewrite(st ast.Statement) (ast.Statement, error) {
+	sel, ok := st.(ast.SelectStatement)
+	if !ok {
+		if hasRollupMarker(st) {
+			return nil, errRollupPlacement
+		}
+		return st, nil
+	}
+	text, changed, err := p.rewriteSelect(sel)
+	if err != nil || !changed {
+		return st, err
+	}
+	out, err := p.inner.ParseSimple(text)
+	if err != nil {
+		return nil, fmt.Errorf("mysqlfix: rewritten statement does not parse (%s): %w", text, err)
+	}
+	return out, nil
+}
+
+// rewriteSelect returns the SQL text of sel with the fixes applied, and
+// whether anything changed.
+func (p *Parser) rewriteSelect(sel ast.SelectStatement) (string, bool, error) {
+	switch s := sel.(type) {
+	case *ast.ParenSelect:
+		text, changed, err := p.rewriteSelect(s.Select)
+		return "(" + text + ")", changed, err
+	case *ast.SetOp:
+		lt, lc, err := p.rewriteSelect(s.Left)
+		if err != nil {
+			return "", false, err
+		}
+		rt, rc, err := p.rewriteSelect(s.Right)
+		if err != nil || !(lc || rc) {
+			return "", false, err
+		}
+		// Render the set operation around the rewritten sides.
+		var b strings.Builder
+		if s.With != nil {
+			b.WriteString(render(s.With) + " ")
+		}
+		fmt.Fprintf(&b, "(%s) %s (%s)", lt, s.Type, rt)
+		if len(s.OrderBy) > 0 {
+			b.WriteString(render(s.OrderBy))
+		}
+		if s.Limit != nil {
+			b.WriteString(render(s.Limit))
+		}
+		return b.String(), true, nil
+	case *ast.Select:
+		changed := false
+		if fixHavingSubqueries(s) {
+			changed = true
+		}
+		if rollupGroupBy(s) {
+			text, err := p.rollup(s)
+			return text, true, err
+		}
+		if containsExpr(s.SelectExprs, isGrouping) || containsExpr(s.Having, isGrouping) {
+			return "", false, errGroupingWithoutRollup
+		}
+		if text, ok, err := p.windowOverAggregates(s); ok || err != nil {
+			return text, true, err
+		}
+		if p.orderByAliases(s) {
+			changed = true
+		}
+		return render(s), changed, nil
+	}
+	return render(sel), false, nil
+}
+
+// parseSelect parses one SELECT (a piece a rewrite built).
+func (p *Parser) parseSelect(text string) (*ast.Select, error) {
+	st, err := p.inner.ParseSimple(text)
+	if err != nil {
+		return nil, fmt.Errorf("mysqlfix: rewritten statement does not parse (%s): %w", text, err)
+	}
+	sel, ok := st.(*ast.Select)
+	if !ok {
+		return nil, fmt.Errorf("mysqlfix: rewritten statement is a %T, not a SELECT", st)
+	}
+	return sel, nil
+}
