@@ -113,7 +113,50 @@ func fromColumns(cols []arrow.Array, n int, keepIDs []int) ([]DataFile, error) {
 			return nil, fmt.Errorf("column_names: %w", err)
 		}
 	}
+	if err := checksums(cols, files); err != nil {
+		return nil, err
+	}
 	return files, nil
+}
+
+// checksums fills the data files' checksums, when the manifest has them
+// (version 3); older manifests leave them unrecorded.
+func checksums(cols []arrow.Array, files []DataFile) error {
+	if cols[colChecksum] != nil {
+		a, ok := cols[colChecksum].(*array.String)
+		if !ok {
+			return errors.New("checksum: unexpected column type")
+		}
+		for i := range files {
+			files[i].Checksum = intern(a.Value(i), "")
+		}
+	}
+	if cols[colPartChecksums] != nil {
+		a, ok := cols[colPartChecksums].(*array.Binary)
+		if !ok {
+			return errors.New("part_checksums: unexpected column type")
+		}
+		vb, offs, err := valueBytes(a)
+		if err != nil {
+			return fmt.Errorf("part_checksums: %w", err)
+		}
+		// One arena for all entries, as for the per-column lists.
+		arena, err := unpackSums(vb)
+		if err != nil {
+			return fmt.Errorf("part_checksums: %w", err)
+		}
+		for i := range files {
+			if a.IsNull(i) {
+				continue
+			}
+			s, e := offs[i], offs[i+1]
+			if s%4 != 0 || e%4 != 0 {
+				return fmt.Errorf("part_checksums: entry %d not a multiple of 4 bytes", i)
+			}
+			files[i].PartChecksums = arena[s/4 : e/4 : e/4]
+		}
+	}
+	return nil
 }
 
 // scalars fills the fields of one value per entry.

@@ -56,6 +56,17 @@ type DataFile struct {
 	// file carries field ids. An empty name means the file has no column
 	// for the field id (every value is null).
 	ColumnNames []string
+	// Checksum is the whole file's checksum as "crc32c:" and 8 lower-case
+	// hex digits (CRC-32C, Castagnoli), taken from the bytes written or,
+	// for add_files, read once at registration; "" when not recorded
+	// (entries of manifests written before checksums were). Deep
+	// verification (fsck --deep, CALL verify(..., 'deep')) compares it.
+	Checksum string
+	// PartChecksums are CRC-32Cs of the parts of the file a reader fetches
+	// separately, in the order package datafile defines (footer, page
+	// index, column chunks), verified on every read; nil when not
+	// recorded.
+	PartChecksums []uint32
 }
 
 // Summary totals a manifest's files: count, records and bytes (file sizes),
@@ -78,6 +89,9 @@ func (f *DataFile) Validate() error {
 		return fmt.Errorf("%s: empty format", f.Path)
 	case f.RecordCount < 0 || f.FileSize < 0 || f.UncompressedSize < 0:
 		return fmt.Errorf("%s: negative record count or size", f.Path)
+	}
+	if f.Checksum != "" && !ValidChecksum(f.Checksum) {
+		return fmt.Errorf("%s: bad checksum %q", f.Path, f.Checksum)
 	}
 	switch f.StatsState {
 	case StatsProvided, StatsPending, StatsFailed:

@@ -134,8 +134,12 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 	md := rdr.MetaData()
 	kv := md.KeyValueMetadata()
 	ver := kv.FindValue(metaVersion)
-	if ver == nil || (*ver != version && *ver != versionV1) {
+	if ver == nil || (*ver != version && *ver != versionV2 && *ver != versionV1) {
 		return nil, errors.New("missing or unsupported manifest version")
+	}
+	ncols := numCols
+	if *ver != version {
+		ncols = legacyCols // before data file checksums
 	}
 	v1 := *ver == versionV1
 	asked := opts
@@ -186,7 +190,7 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 		}
 	}
 
-	cols, release, err := readColumns(rdr, mem, n, opts.columns())
+	cols, release, err := readColumns(rdr, mem, n, opts.columns(), ncols)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +225,9 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 // readColumns reads the manifest columns marked in need, each as one
 // array of n values (nil where not needed). Each manifest column is one
 // Parquet leaf, so column and leaf indexes coincide.
-func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]bool) ([]arrow.Array, func(), error) {
+// The file has ncols columns (fewer than numCols for older versions); the
+// columns it lacks are nil.
+func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]bool, ncols int) ([]arrow.Array, func(), error) {
 	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: min(max(n, 1), 1<<20)}, mem)
 	if err != nil {
 		return nil, nil, err
@@ -230,11 +236,11 @@ func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkSchema(sc); err != nil {
+	if err := checkSchema(sc, ncols); err != nil {
 		return nil, nil, err
 	}
 	var leaves []int
-	for c := range need {
+	for c := range need[:ncols] {
 		if need[c] {
 			leaves = append(leaves, c)
 		}
@@ -287,13 +293,14 @@ func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]
 	return cols, release, nil
 }
 
-// checkSchema compares the file's schema with manifestSchema, by name and
-// type shape (nullability and field metadata aside).
-func checkSchema(sc *arrow.Schema) error {
-	if sc.NumFields() != numCols {
-		return fmt.Errorf("manifest has %d columns, expected %d", sc.NumFields(), numCols)
+// checkSchema compares the file's schema with the first ncols columns of
+// manifestSchema, by name and type shape (nullability and field metadata
+// aside).
+func checkSchema(sc *arrow.Schema, ncols int) error {
+	if sc.NumFields() != ncols {
+		return fmt.Errorf("manifest has %d columns, expected %d", sc.NumFields(), ncols)
 	}
-	for i, want := range manifestSchema.Fields() {
+	for i, want := range manifestSchema.Fields()[:ncols] {
 		got := sc.Field(i)
 		if got.Name != want.Name || !sameShape(got.Type, want.Type) {
 			return fmt.Errorf("manifest column %d is %s %s, expected %s %s", i, got.Name, got.Type, want.Name, want.Type)

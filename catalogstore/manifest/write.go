@@ -21,7 +21,8 @@ const (
 	metaVersion  = "lakesql.manifest.version"
 	metaFiles    = "lakesql.manifest.files"
 	metaChecksum = "lakesql.manifest.checksum" // version 1 only: CRC-64 of the decoded content
-	version      = "2"                         // whole-file CRC-32C (integrity.go)
+	version      = "3"                         // version 2 plus the data files' checksums
+	versionV2    = "2"                         // whole-file CRC-32C (integrity.go)
 	versionV1    = "1"
 )
 
@@ -48,8 +49,15 @@ const (
 	colBoundsExact
 	colColumnSizes
 	colColumnNames
+	// Version 3 adds the data files' checksums; versions 1 and 2 end
+	// before them (legacyCols columns).
+	colChecksum
+	colPartChecksums
 	numCols
 )
+
+// legacyCols is the number of columns of version 1 and 2 manifests.
+const legacyCols = colChecksum
 
 func listOf(t arrow.DataType, nullableElems bool) arrow.DataType {
 	return arrow.ListOfField(arrow.Field{Name: "element", Type: t, Nullable: nullableElems})
@@ -81,6 +89,8 @@ var manifestSchema = arrow.NewSchema([]arrow.Field{
 	colBoundsExact:      {Name: "bounds_exact", Type: listOf(arrow.FixedWidthTypes.Boolean, false), Nullable: true},
 	colColumnSizes:      {Name: "column_sizes", Type: listOf(arrow.PrimitiveTypes.Int64, false), Nullable: true},
 	colColumnNames:      {Name: "column_names", Type: listOf(arrow.BinaryTypes.String, false), Nullable: true},
+	colChecksum:         {Name: "checksum", Type: arrow.BinaryTypes.String},
+	colPartChecksums:    {Name: "part_checksums", Type: arrow.BinaryTypes.Binary, Nullable: true},
 }, nil)
 
 // Write writes files as one consolidated Parquet manifest at key and
@@ -215,6 +225,13 @@ func buildRecord(mem memory.Allocator, files []DataFile) arrow.RecordBatch {
 		} else {
 			cn.Append(true)
 			cn.ValueBuilder().(*array.StringBuilder).AppendValues(f.ColumnNames, nil)
+		}
+		str(colChecksum).Append(f.Checksum)
+		pc := b.Field(colPartChecksums).(*array.BinaryBuilder)
+		if f.PartChecksums == nil {
+			pc.AppendNull()
+		} else {
+			pc.Append(packSums(f.PartChecksums))
 		}
 	}
 	return b.NewRecordBatch()
