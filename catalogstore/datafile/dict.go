@@ -82,10 +82,9 @@ func (r *Reader) RowGroupDictionary(rg, col int) (vals []any, ok bool, err error
 	}()
 	raw, n, err := r.dictionaryPage(rg, leaf)
 	if err != nil {
-		if cerr := r.ctx.Err(); cerr != nil {
-			return nil, false, cerr // cancelled, not damaged
-		}
-		return bad("%v", err)
+		// Cancelled, a failed read or a checksum mismatch as itself,
+		// anything else as damage.
+		return nil, false, fmt.Errorf("read %s: row group %d column %q dictionary: %w", r.path, rg, c.Name, r.decodeErr(err))
 	}
 	if n > MaxDictValues || len(raw) > MaxDictBytes {
 		return nil, false, nil

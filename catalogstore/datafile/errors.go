@@ -17,3 +17,14 @@ var (
 	// magic, undecodable footer).
 	ErrBadFile = errors.New("not a readable parquet file")
 )
+
+// These errors report damage to a data file that its recorded checksums
+// caught, before any of it was decoded.
+var (
+	// ErrChecksum: bytes of a data file do not match the checksum its
+	// manifest entry records (bit rot, a torn or misdirected write, a
+	// tampered file). The read fails rather than answer from the file;
+	// restore the file, or remove it from the table, and run fsck --deep.
+	// An error that is ErrChecksum is also ErrBadFile.
+	ErrChecksum = errors.New("checksum mismatch")
+)

@@ -19,15 +19,20 @@ type FooterCache struct {
 	byKey map[footerKey]*list.Element
 }
 
+// footerKey identifies a footer: by the file, and by the checksum it was
+// verified against (sum, when checked), so that a footer read without a
+// check never stands in for one a reader must check.
 type footerKey struct {
-	path string
-	size int64
+	path    string
+	size    int64
+	checked bool
+	sum     uint32
 }
 
 type footer struct {
 	key  footerKey
 	md   *metadata.FileMetaData
-	cost int64
+	cost int64 // the footer's encoded length
 }
 
 // DefaultFooterBytes bounds a FooterCache by default: the encoded size of
@@ -40,30 +45,31 @@ func NewFooterCache(limit int64) *FooterCache {
 	return &FooterCache{limit: limit, lru: list.New(), byKey: map[footerKey]*list.Element{}}
 }
 
-func (c *FooterCache) lookup(path string, size int64) (*metadata.FileMetaData, bool) {
+// lookup returns the footer of k's file and its encoded length.
+func (c *FooterCache) lookup(k footerKey) (*metadata.FileMetaData, int, bool) {
 	if c == nil {
-		return nil, false
+		return nil, 0, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.byKey[footerKey{path, size}]
+	e, ok := c.byKey[k]
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	c.lru.MoveToFront(e)
-	return e.Value.(*footer).md, true
+	f := e.Value.(*footer)
+	return f.md, int(f.cost), true
 }
 
-// add caches md, read from the file at path of size bytes; encoded is the
-// footer's encoded length.
-func (c *FooterCache) add(path string, size int64, md *metadata.FileMetaData, encoded int) {
+// add caches md, read (and checked as k says) from k's file; encoded is
+// the footer's encoded length.
+func (c *FooterCache) add(k footerKey, md *metadata.FileMetaData, encoded int) {
 	if c == nil {
 		return
 	}
 	// FileMetaData computes its writer version on first use: do it here,
 	// so readers sharing md only read it.
 	md.WriterVersion()
-	k := footerKey{path, size}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.byKey[k]; ok || int64(encoded) > c.limit {

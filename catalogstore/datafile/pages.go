@@ -68,7 +68,7 @@ func (r *Reader) RowGroupPages(rg int, cols []int) (out []ColumnPages, err error
 		}
 		if pir == nil {
 			if pir, err = r.pf.GetPageIndexReader().RowGroup(rg); err != nil {
-				return nil, fmt.Errorf("read %s: row group %d page index: %w: %v", r.path, rg, ErrBadFile, err)
+				return nil, fmt.Errorf("read %s: row group %d page index: %w", r.path, rg, r.decodeErr(err))
 			}
 			if pir == nil {
 				return out, nil
@@ -86,13 +86,15 @@ func (r *Reader) columnPages(pir *metadata.RowGroupPageIndexReader, rmd *metadat
 	bad := func(format string, args ...any) (ColumnPages, error) {
 		return ColumnPages{}, fmt.Errorf("read %s: row group %d column %q page index: %w: %s", r.path, rg, r.cols[col].Name, ErrBadFile, fmt.Sprintf(format, args...))
 	}
+	// A checksum mismatch or failed read is reported as itself, anything
+	// else as damage (decodeErr).
 	ci, err := pir.GetColumnIndex(leaf)
 	if err != nil {
-		return bad("%v", err)
+		return ColumnPages{}, fmt.Errorf("read %s: row group %d column %q page index: %w", r.path, rg, r.cols[col].Name, r.decodeErr(err))
 	}
 	oi, err := pir.GetOffsetIndex(leaf)
 	if err != nil {
-		return bad("%v", err)
+		return ColumnPages{}, fmt.Errorf("read %s: row group %d column %q page index: %w", r.path, rg, r.cols[col].Name, r.decodeErr(err))
 	}
 	if ci == nil || oi == nil {
 		return ColumnPages{}, nil
@@ -216,7 +218,7 @@ func (r *Reader) openRange() error {
 	if x.Start > 0 {
 		if err := rr.SeekToRow(x.Start); err != nil {
 			rr.Release()
-			return fmt.Errorf("read %s: row group %d: seek to row %d: %w: %v", r.path, r.rangeRG, x.Start, ErrBadFile, err)
+			return fmt.Errorf("read %s: row group %d: seek to row %d: %w", r.path, r.rangeRG, x.Start, r.decodeErr(err))
 		}
 	}
 	r.rr, r.left = rr, x.Len()

@@ -33,7 +33,7 @@ type Reader struct {
 	ctx    context.Context
 	path   string
 	pf     *file.Reader
-	obj    *blob.ReaderAt      // pf's reads, for telling a failed read from damage (decodeErr)
+	obj    readSource          // pf's reads, for telling a failed read from damage (decodeErr)
 	fr     *pqarrow.FileReader // nil when no requested column is in the file
 	leaves []int               // Parquet leaf index per stored output column
 	out    *arrow.Schema
@@ -111,7 +111,7 @@ func OpenWith(ctx context.Context, store blob.Store, f manifest.DataFile, s *sch
 		mem = memory.DefaultAllocator
 	}
 	props := parquet.NewReaderProperties(mem)
-	pf, obj, err := openParquet(ctx, store, f.Path, f.FileSize, opts.Footers, file.WithReadProps(props))
+	pf, obj, err := openParquet(ctx, store, f.Path, f.FileSize, opts.Footers, f.PartChecksums, file.WithReadProps(props))
 	if err != nil {
 		return nil, err
 	}
@@ -466,16 +466,17 @@ func (r *Reader) RowGroupStats() []RowGroupStats {
 // footer of most files, so opening costs a single request.
 const footerTail = 64 << 10
 
-// openParquet reads the footer with one ReadAt of the file's tail (two
-// when the footer is larger) and opens the file on it. A file that is not
-// Parquet is ErrBadFile. The footer's ARROW:schema entry is dropped, so
-// column types come from the Parquet logical types alone (a pyarrow
-// large_string or dictionary hint would otherwise change the Arrow types
-// read).
 // openParquet opens the file at key, its footer from footers when cached
-// there (nil: no cache).
-func openParquet(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache, opts ...file.ReadOption) (pf *file.Reader, src *blob.ReaderAt, err error) {
-	md, size, err := footerOf(ctx, store, key, size, footers)
+// there (nil: no cache). It reads the footer with one ReadAt of the file's
+// tail (two when the footer is larger). A file that is not Parquet is
+// ErrBadFile. The footer's ARROW:schema entry is dropped, so column types
+// come from the Parquet logical types alone (a pyarrow large_string or
+// dictionary hint would otherwise change the Arrow types read). With sums
+// (a manifest entry's PartChecksums; nil: none recorded) the footer is
+// checked before it is decoded and every other part before the decoder
+// reads it (checksum.go): damage is ErrChecksum.
+func openParquet(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache, sums []uint32, opts ...file.ReadOption) (pf *file.Reader, src readSource, err error) {
+	md, size, n, err := footerOf(ctx, store, key, size, footers, sums)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -484,7 +485,18 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64, 
 			pf, src, err = nil, nil, fmt.Errorf("open %s: %w: decoder panic: %v", key, ErrBadFile, p)
 		}
 	}()
-	src = blob.NewReaderAt(ctx, store, key, size)
+	raw := blob.NewReaderAt(ctx, store, key, size)
+	src = raw
+	if sums != nil {
+		spans, names, err := partSpans(md, size, int64(n))
+		if err != nil {
+			return nil, nil, fmt.Errorf("open %s: %w", key, err)
+		}
+		if len(spans) != len(sums) {
+			return nil, nil, fmt.Errorf("open %s: %w: the manifest records %d part checksums, the file has %d parts", key, ErrChecksum, len(sums), len(spans))
+		}
+		src = newCheckedSource(raw, key, spans, names, sums)
+	}
 	pf, err = file.NewParquetReader(src, append(opts, file.WithMetadata(md))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w: %v", key, ErrBadFile, err)
@@ -492,38 +504,55 @@ func openParquet(ctx context.Context, store blob.Store, key string, size int64, 
 	return pf, src, nil
 }
 
-// footerOf is the decoded footer of the file at key and the file's size
-// (size, or its Stat when size <= 0), from footers when cached there
-// (nil: no cache). A decoder panic is ErrBadFile.
-func footerOf(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache) (md *metadata.FileMetaData, _ int64, err error) {
+// readSource is what a Reader decodes from: the object, checked or not.
+type readSource interface {
+	parquet.ReaderAtSeeker
+	// Err is the first failed read (or checksum mismatch), or nil.
+	Err() error
+}
+
+// footerOf is the decoded footer of the file at key, the file's size
+// (size, or its Stat when size <= 0) and the footer's encoded length, from
+// footers when cached there (nil: no cache). With sums, the footer's bytes
+// are checked against sums[0] first (ErrChecksum). A decoder panic is
+// ErrBadFile.
+func footerOf(ctx context.Context, store blob.Store, key string, size int64, footers *FooterCache, sums []uint32) (md *metadata.FileMetaData, _ int64, n int, err error) {
 	if size <= 0 {
 		info, err := store.Stat(ctx, key)
 		if err != nil {
-			return nil, 0, fmt.Errorf("open %s: %w", key, err)
+			return nil, 0, 0, fmt.Errorf("open %s: %w", key, err)
 		}
 		size = info.Size
 	}
-	if md, ok := footers.lookup(key, size); ok {
-		return md, size, nil
+	k := footerKey{path: key, size: size}
+	if len(sums) > 0 {
+		k.checked, k.sum = true, sums[0]
+	}
+	if md, n, ok := footers.lookup(k); ok {
+		return md, size, n, nil
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			md, err = nil, fmt.Errorf("open %s: %w: footer decoder panic: %v", key, ErrBadFile, p)
 		}
 	}()
-	md, n, err := readFooter(ctx, store, key, size)
-	if err != nil {
-		return nil, 0, fmt.Errorf("open %s: %w", key, err)
+	var want *uint32
+	if k.checked {
+		want = &k.sum
 	}
-	footers.add(key, size, md, n)
-	return md, size, nil
+	md, n, err = readFooter(ctx, store, key, size, want)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("open %s: %w", key, err)
+	}
+	footers.add(k, md, n)
+	return md, size, n, nil
 }
 
 // NumRowGroups is the number of row groups of f, from its footer (read
 // through footers, nil: no cache), for splitting a scan of a file into
 // row-group ranges.
 func NumRowGroups(ctx context.Context, store blob.Store, f manifest.DataFile, footers *FooterCache) (int, error) {
-	md, _, err := footerOf(ctx, store, f.Path, f.FileSize, footers)
+	md, _, _, err := footerOf(ctx, store, f.Path, f.FileSize, footers, f.PartChecksums)
 	if err != nil {
 		return 0, err
 	}
@@ -531,9 +560,11 @@ func NumRowGroups(ctx context.Context, store blob.Store, f manifest.DataFile, fo
 }
 
 // readFooter reads and decodes the footer of the file at key, returning
-// its encoded length too.
-func readFooter(ctx context.Context, store blob.Store, key string, size int64) (*metadata.FileMetaData, int, error) {
-	const trailer = 8 // footer length + "PAR1"
+// its encoded length too. With want, the footer's bytes (with the
+// trailer) must have that CRC-32C, or it is ErrChecksum and nothing is
+// decoded.
+func readFooter(ctx context.Context, store blob.Store, key string, size int64, want *uint32) (*metadata.FileMetaData, int, error) {
+	const trailer = trailerLen // footer length + "PAR1"
 	if size < 12 {
 		return nil, 0, fmt.Errorf("%w: %d bytes", ErrBadFile, size)
 	}
@@ -542,13 +573,30 @@ func readFooter(ctx context.Context, store blob.Store, key string, size int64) (
 		return nil, 0, err
 	}
 	t := tail[len(tail)-trailer:]
+	check := func(footer []byte) error {
+		if want == nil {
+			return nil
+		}
+		h := manifest.NewCRC32C()
+		h.Write(footer)
+		h.Write(t)
+		if got := h.Sum32(); got != *want {
+			return checksumError(key, "the footer", span{size - trailer - int64(len(footer)), size}, got, *want)
+		}
+		return nil
+	}
+	n := int64(binary.LittleEndian.Uint32(t[:4]))
+	if want != nil && (n <= 0 || n+trailer+4 > size || !bytes.Equal(t[4:], []byte("PAR1"))) {
+		// The recorded checksum was taken over a sound trailer: this one
+		// changed since.
+		return nil, 0, checksumError(key, "the footer", span{size - trailer, size}, manifest.CRC32C(t), *want)
+	}
 	switch {
 	case bytes.Equal(t[4:], []byte("PARE")):
 		return nil, 0, fmt.Errorf("%w: encrypted footers are not supported", ErrBadFile)
 	case !bytes.Equal(t[4:], []byte("PAR1")):
 		return nil, 0, fmt.Errorf("%w: no PAR1 magic at the end", ErrBadFile)
 	}
-	n := int64(binary.LittleEndian.Uint32(t[:4]))
 	if n <= 0 || n+trailer+4 > size {
 		return nil, 0, fmt.Errorf("%w: footer of %d bytes in a %d-byte file", ErrBadFile, n, size)
 	}
@@ -560,6 +608,9 @@ func readFooter(ctx context.Context, store blob.Store, key string, size int64) (
 		if err := readFull(ctx, store, key, buf, size-trailer-n); err != nil {
 			return nil, 0, err
 		}
+	}
+	if err := check(buf); err != nil {
+		return nil, 0, err
 	}
 	md, err := metadata.NewFileMetaData(buf, nil)
 	if err != nil {
@@ -780,7 +831,7 @@ func ReadFooter(ctx context.Context, store blob.Store, key string, size int64, s
 		}
 		size = info.Size
 	}
-	pf, _, err := openParquet(ctx, store, key, size, nil)
+	pf, _, err := openParquet(ctx, store, key, size, nil, nil)
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("add file %s: %w", key, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -408,51 +409,75 @@ func TestWrite_NoRecords(t *testing.T) {
 	}
 }
 
-// TestOpen_DamagedFile: byte flips in the data pages give errors from
-// Open or Next, never a panic (a panic fails the test). Data files carry
-// no checksum, so a flip may also go unnoticed; at least some must be
-// detected for the error paths to have been exercised.
+// TestOpen_DamagedFile: a byte flipped anywhere in a data file whose
+// manifest entry records its checksums is ErrChecksum (also ErrBadFile)
+// from Open or Next, before anything is decoded: never a wrong answer,
+// never a panic. Without recorded checksums (entries of older manifests)
+// a flip is an error or goes unnoticed, but still never panics.
 func TestOpen_DamagedFile(t *testing.T) {
 	st := newMemStore()
 	f, _ := writeVocab(t, st, "t/data/all.parquet")
+	if f.Checksum == "" || len(f.PartChecksums) < 3 {
+		t.Fatalf("Write recorded no checksums: %q %v", f.Checksum, f.PartChecksums)
+	}
 	good := st.objs[f.Path]
 	ids := make([]int, len(vocab.Columns))
 	for i, c := range vocab.Columns {
 		ids[i] = c.ID
 	}
-	tried, failed := 0, 0
-	for off := 4; off < len(good)/2; off += 37 {
+	cols := make([]int, len(ids))
+	for i := range cols {
+		cols[i] = i
+	}
+	// read returns the first error reading the whole file, page index
+	// included (as a pruning scan reads it), or nil.
+	read := func(df manifest.DataFile) error {
+		r, err := datafile.Open(context.Background(), st, df, &vocab, ids)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		for rg := range r.NumRowGroups() {
+			if _, err := r.RowGroupPages(rg, cols); err != nil {
+				return err
+			}
+		}
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			rec.Release()
+		}
+	}
+	tried, unchecked := 0, 0
+	for off := 4; off < len(good); off += 37 {
 		tried++
 		bad := bytes.Clone(good)
 		bad[off] ^= 0xff
 		st.objs["bad"] = bad
 		df := f
 		df.Path = "bad"
-		r, err := datafile.Open(context.Background(), st, df, &vocab, ids)
-		if err != nil {
-			failed++
-			continue
+		err := read(df)
+		if !errors.Is(err, datafile.ErrChecksum) || !errors.Is(err, datafile.ErrBadFile) {
+			t.Fatalf("byte %d flipped: %v, want ErrChecksum", off, err)
 		}
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				if !errors.Is(err, datafile.ErrBadFile) {
-					t.Errorf("byte %d flipped: %v, want an error wrapping ErrBadFile", off, err)
-				}
-				failed++
-				break
-			}
-			rec.Release()
+		if !strings.Contains(err.Error(), "bad") || !strings.Contains(err.Error(), "checksum mismatch") {
+			t.Fatalf("byte %d flipped: %q does not name the file and the mismatch", off, err)
 		}
-		r.Close()
+		df.Checksum, df.PartChecksums = "", nil
+		if err := read(df); err != nil {
+			if !errors.Is(err, datafile.ErrBadFile) {
+				t.Errorf("byte %d flipped, no checksums: %v, want an error wrapping ErrBadFile", off, err)
+			}
+		} else {
+			unchecked++
+		}
 	}
-	if failed == 0 {
-		t.Fatalf("none of %d damaged files was detected", tried)
-	}
-	t.Logf("%d of %d damaged files detected", failed, tried)
+	t.Logf("%d flips all detected by checksums; %d went unnoticed without them", tried, unchecked)
 }
 
 // TestOpen_DictFields: a string column asked for by DictFields reads as

@@ -78,6 +78,8 @@ func (c Compression) codec() compress.Compression {
 // (nil, unknown) rather than truncated. The file is built in memory and
 // stored with one Put; it is not referenced by any snapshot until a commit
 // lists it. Columns carry PARQUET:field_id, statistics and a page index.
+// The entry records the file's checksums (Checksum, PartChecksums), taken
+// from the bytes stored, so every later read of the file is checked.
 func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, recs []arrow.Record, opts WriteOptions) (manifest.DataFile, error) {
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = 128 * 1024
@@ -138,6 +140,11 @@ func Write(ctx context.Context, store blob.Store, key string, s *schema.Schema, 
 	}
 	if f.RecordCount != rows {
 		return manifest.DataFile{}, fmt.Errorf("write %s: footer counts %d rows, %d were written", key, f.RecordCount, rows)
+	}
+	// Checksums of the bytes about to be stored: every later read is
+	// checked against them (checksum.go).
+	if f.Checksum, f.PartChecksums, err = Checksums(buf.Bytes()); err != nil {
+		return manifest.DataFile{}, fmt.Errorf("write %s: %w", key, err)
 	}
 	if err := store.Put(ctx, key, &buf, blob.PutOptions{IfNotExists: true}); err != nil {
 		return manifest.DataFile{}, fmt.Errorf("write %s: %w", key, err)
