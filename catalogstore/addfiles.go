@@ -14,8 +14,11 @@ import (
 // footers: columns map to the schema by field id, or by name when the
 // files carry none, and each must store a type that reads as the column's.
 // With deferred, stats are not read: the files are registered pending.
-// A file that cannot be read or does not fit, or one already live in the
-// dataset (ErrDuplicateFile), refuses the whole commit.
+// Otherwise each file is also read whole once, for the checksums every
+// later read is checked against (deferred registration leaves them to
+// the statistics refresh). A file that cannot be read or does not fit, or
+// one already live in the dataset (ErrDuplicateFile), refuses the whole
+// commit.
 func (c *Catalog) AddFiles(ctx context.Context, id Ident, keys []string, author string, deferred bool) (*Snapshot, error) {
 	ds, err := c.Dataset(ctx, id)
 	if err != nil {
@@ -59,6 +62,9 @@ func (c *Catalog) AddFiles(ctx context.Context, id Ident, keys []string, author 
 		} else {
 			f, err = datafile.ReadFooter(ctx, c.blob, k, 0, &ds.Schema)
 			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrBadValue, err)
+			}
+			if f, err = datafile.WithChecksums(ctx, c.blob, f); err != nil {
 				return nil, fmt.Errorf("%w: %v", ErrBadValue, err)
 			}
 		}

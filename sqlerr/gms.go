@@ -75,6 +75,9 @@ func Remap(se *mysql.SQLError) *mysql.SQLError {
 	if vitessSyntax.MatchString(se.Message) {
 		return mysql.NewSQLError(mysql.ERParseError, "42000", "%s", se.Message)
 	}
+	if c, ok := lookupMessage(se.Message); ok {
+		return mysql.NewSQLError(c.Num, c.State, "%s", se.Message)
+	}
 	for i, re := range kindPatterns {
 		if re.MatchString(se.Message) {
 			c := gmsKinds[i].code

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/iceberg"
 	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
@@ -38,6 +39,7 @@ var table = []struct {
 	{catalogstore.ErrIncarnationChanged, Code{1412, "HY000"}}, // ER_TABLE_DEF_CHANGED: retry,
 	{catalogstore.ErrCommitConflict, Code{mysql.ERLockDeadlock, mysql.SSLockDeadlock}},
 	{catalogstore.ErrManifestUnreadable, Code{1030, "HY000"}}, // ER_GET_ERRNO: storage engine error
+	{datafile.ErrChecksum, Code{1194, "HY000"}},               // ER_CRASHED_ON_USAGE: the table's data is damaged
 	{catalogstore.ErrWorkspaceNotFound, Code{mysql.ERBadDb, "42000"}},
 	{catalogstore.ErrWorkspaceExists, Code{mysql.ERDbCreateExists, "HY000"}},
 	{catalogstore.ErrCollectionNotFound, Code{mysql.ERBadDb, "42000"}},

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 )
 
 // TestEverySentinelHasASpecificCode: no lakesql error reaches a client as
@@ -51,6 +52,7 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{sql.ErrValueOutOfRange.New(300, "tinyint"), 1264},
 		{sql.ErrSyntaxError.New(mysql.NewSQLError(1064, "42000", "syntax error at position 3")), 1064},
 		{errors.New("something else"), mysql.ERUnknownError},
+		{fmt.Errorf("read x.parquet: row group 0: %w", datafile.ErrChecksum), 1194},
 	}
 	for _, c := range cases {
 		got := Remap(sql.CastSQLError(c.err))

@@ -8,6 +8,7 @@ type Option func(*options)
 type options struct {
 	purgeGrace time.Duration
 	leaseTTL   time.Duration
+	deep       bool
 }
 
 func buildOptions(opts []Option) options {
@@ -25,3 +26,8 @@ func WithPurgeGrace(d time.Duration) Option { return func(o *options) { o.purgeG
 // WithLeaseTTL sets the TTL of the maintenance lease the operation takes
 // (DefaultLeaseTTL).
 func WithLeaseTTL(d time.Duration) Option { return func(o *options) { o.leaseTTL = d } }
+
+// Deep has Verify also read every referenced data file whole and compare
+// its checksum with the one its manifest entry records (fsck --deep,
+// CALL verify('c.t', 'deep')).
+func Deep() Option { return func(o *options) { o.deep = true } }

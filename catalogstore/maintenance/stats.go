@@ -104,7 +104,13 @@ func RefreshStatistics(ctx context.Context, cat *catalogstore.Catalog, ds *catal
 // refreshOne reads one file's footer into a new manifest entry.
 func refreshOne(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset, f manifest.DataFile) (manifest.DataFile, error) {
 	s := fileSchema(&ds.Schema, f)
-	nf, err := datafile.ReadFooter(ctx, cat.Blob(), f.Path, f.FileSize, s)
+	// A recorded footer checksum is checked first: statistics are never
+	// taken from a damaged footer.
+	_, err := datafile.NumRowGroups(ctx, cat.Blob(), f, nil)
+	var nf manifest.DataFile
+	if err == nil {
+		nf, err = datafile.ReadFooter(ctx, cat.Blob(), f.Path, f.FileSize, s)
+	}
 	if err != nil {
 		return manifest.DataFile{}, catalogstore.MarkAlertable(fmt.Errorf("refresh statistics of %s: %w", ds.Ident().Short(), err),
 			catalogstore.SeverityError, "stats-refresh-unreadable:"+ds.UUID, map[string]string{"dataset": ds.Ident().String(), "file": f.Path})
@@ -116,6 +122,15 @@ func refreshOne(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore
 	}
 	// The entry's identity is the manifest's, not the footer's.
 	nf.Format, nf.SpecID, nf.PartitionValues = f.Format, f.SpecID, f.PartitionValues
+	// Checksums are never recomputed over a file already recorded (that
+	// would bless damage since); files registered without them (deferred
+	// add_files) get them now, from one read of the whole file.
+	if f.Checksum != "" || f.PartChecksums != nil {
+		nf.Checksum, nf.PartChecksums = f.Checksum, f.PartChecksums
+	} else if nf, err = datafile.WithChecksums(ctx, cat.Blob(), nf); err != nil {
+		return manifest.DataFile{}, catalogstore.MarkAlertable(fmt.Errorf("refresh statistics of %s: %w", ds.Ident().Short(), err),
+			catalogstore.SeverityError, "stats-refresh-unreadable:"+ds.UUID, map[string]string{"dataset": ds.Ident().String(), "file": f.Path})
+	}
 	nf.RowIDStart, nf.AddedSnapshotID, nf.SequenceNumber = f.RowIDStart, f.AddedSnapshotID, f.SequenceNumber
 	if len(f.ColumnNames) == 0 {
 		nf.ColumnNames = nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 )
 
@@ -22,11 +23,13 @@ const (
 	CheckDatasetTotals    = "dataset-totals"    // the dataset's totals match the head's summary
 	CheckFileExists       = "file-exists"       // every referenced file exists
 	CheckFileSize         = "file-size"         // ... with the size the manifest records
+	CheckFileChecksum     = "file-checksum"     // ... and (deep) the checksum it records
 	CheckDuplicateFile    = "duplicate-file"    // a manifest lists each data file once
 )
 
 const (
 	verifyStatLimit = 16  // parallel Stat calls
+	verifyReadLimit = 4   // parallel whole-file reads (deep)
 	verifyMaxListed = 100 // findings beyond this are counted, not listed
 )
 
@@ -46,7 +49,11 @@ type VerifyResult struct {
 	Snapshots int // snapshot documents checked
 	Manifests int // distinct manifests read
 	Files     int // distinct data files checked
-	Findings  []Finding
+	// Checksummed counts the files whose whole-file checksum a deep
+	// verification compared; Unrecorded those it could not, their
+	// manifest entries recording none (written before checksums were).
+	Checksummed, Unrecorded int
+	Findings                []Finding
 	// Omitted counts findings left out of Findings beyond the first 100.
 	Omitted int
 }
@@ -67,7 +74,12 @@ type VerifyResult struct {
 // hook (catalogstore.Catalog.ReportAlert) as it is returned. The error is
 // only for failures to run the checks (a dataset that does not exist, a
 // metastore that cannot be read).
-func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset) (*VerifyResult, error) {
+//
+// With Deep, every data file that exists with its recorded size is also
+// read whole and its CRC-32C compared with the one its manifest entry
+// records: each file that differs is a file-checksum finding.
+func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset, opts ...Option) (*VerifyResult, error) {
+	o := buildOptions(opts)
 	cur, err := cat.Dataset(ctx, ds.Ident())
 	if err != nil {
 		return nil, err
@@ -162,6 +174,7 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	var sound []string // present with the recorded size
 	for i, p := range paths {
 		f := refs[p]
 		switch {
@@ -169,6 +182,15 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 			add(CheckFileExists, catalogstore.SeverityCritical, refBy[p], p, fmt.Sprintf("data file %s (referenced by snapshot %d) does not exist", p, refBy[p]))
 		case infos[i].Size != f.FileSize:
 			add(CheckFileSize, catalogstore.SeverityCritical, refBy[p], p, fmt.Sprintf("data file %s is %d bytes; its manifest records %d", p, infos[i].Size, f.FileSize))
+		default:
+			sound = append(sound, p)
+		}
+	}
+	if o.deep {
+		if err := verifyChecksums(ctx, cat, sound, refs, res, func(p, detail string) {
+			add(CheckFileChecksum, catalogstore.SeverityCritical, refBy[p], p, detail)
+		}); err != nil {
+			return nil, fmt.Errorf("verify %s: %w", id.Short(), err)
 		}
 	}
 	err = verifyGraph(ctx, cat, cur, func(check string, sev catalogstore.Severity, path, detail string) {
@@ -178,4 +200,37 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 		return nil, fmt.Errorf("verify %s: %w", id.Short(), err)
 	}
 	return res, nil
+}
+
+// verifyChecksums reads each of paths whole and compares its checksum with
+// the one refs records, calling bad for each that differs, in path order.
+func verifyChecksums(ctx context.Context, cat *catalogstore.Catalog, paths []string, refs map[string]manifest.DataFile, res *VerifyResult, bad func(path, detail string)) error {
+	checked := make([]bool, len(paths))
+	errs := make([]error, len(paths))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(verifyReadLimit)
+	for i, p := range paths {
+		g.Go(func() error {
+			checked[i], errs[i] = datafile.VerifyFile(gctx, cat.Blob(), refs[p])
+			if errs[i] != nil && !errors.Is(errs[i], datafile.ErrChecksum) {
+				return errs[i]
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, p := range paths {
+		switch {
+		case errs[i] != nil:
+			res.Checksummed++
+			bad(p, errs[i].Error())
+		case checked[i]:
+			res.Checksummed++
+		default:
+			res.Unrecorded++
+		}
+	}
+	return nil
 }

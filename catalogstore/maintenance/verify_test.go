@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -83,5 +84,59 @@ func TestVerify_ReportsEachInconsistencyAsAlertable(t *testing.T) {
 	}
 	if n := len(e.alertsSeen()); n != len(want) {
 		t.Fatalf("%d alerts, want %d", n, len(want))
+	}
+}
+
+// flipByte flips one byte in the middle of a local object, keeping its
+// size (the damage issue 18 found fsck blind to).
+func flipByte(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x5a
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerify_DeepListsEachDamagedFile: files damaged in place (same size)
+// pass the shallow checks; the deep one reads them and lists each.
+func TestVerify_DeepListsEachDamagedFile(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ds := e.dataset(t, "t", catalogstore.CreateDatasetOptions{})
+	e.appendIDs(t, ds, 1, 2)
+	e.appendIDs(t, ds, 3, 4)
+	e.appendIDs(t, ds, 5, 6)
+	files := e.liveFiles(t, ds)
+	for _, f := range files {
+		if f.Checksum == "" {
+			t.Fatalf("%s was committed without a checksum", f.Path)
+		}
+	}
+	flipByte(t, e.b.LocalPath(files[0].Path))
+	flipByte(t, e.b.LocalPath(files[2].Path))
+	res, err := Verify(ctx, e.cat, ds)
+	if err != nil || len(res.Findings) != 0 || res.Checksummed != 0 {
+		t.Fatalf("shallow verify: %+v, %v", res, err)
+	}
+	res, err = Verify(ctx, e.cat, ds, Deep())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checksummed != 3 || res.Unrecorded != 0 || len(res.Findings) != 2 {
+		t.Fatalf("deep verify: %+v", res)
+	}
+	got := map[string]bool{}
+	for _, f := range res.Findings {
+		if f.Check != CheckFileChecksum || !strings.Contains(f.Detail, "checksum mismatch") || !catalogstore.IsAlertable(f.Err) {
+			t.Fatalf("finding %+v", f)
+		}
+		got[f.Path] = true
+	}
+	if !got[files[0].Path] || !got[files[2].Path] {
+		t.Fatalf("findings name %v, want %s and %s", got, files[0].Path, files[2].Path)
 	}
 }

@@ -105,15 +105,18 @@ func showProgress(bar *progressbar.ProgressBar, w io.Writer, p maintenance.Progr
 // newFsckCmd is `lakesql fsck [c.t]`: verify one dataset, or every
 // dataset of the workspace, and fail if anything is inconsistent.
 func newFsckCmd(g *globalFlags, stdout, stderr io.Writer) *cobra.Command {
-	return &cobra.Command{
+	var deep bool
+	cmd := &cobra.Command{
 		Use:   "fsck [COLLECTION.TABLE]",
 		Short: "Verify datasets: manifests readable, summaries match, referenced files present, refresh triggers and views consistent",
 		Long: `fsck verifies one dataset, or without an argument every dataset (and
 materialized view) of the workspace: every snapshot's manifest reads, the
 summaries match the manifests, every referenced file exists with its recorded
 size, no refresh trigger (or source-tables) cycle runs through it, and
-materialized-view registrations are whole. Each finding is printed and raised
-as an alert; fsck exits non-zero when there is any.`,
+materialized-view registrations are whole. With --deep it also reads every
+referenced data file whole and compares its checksum with the one its manifest
+records, listing each damaged file. Each finding is printed and raised as an
+alert; fsck exits non-zero when there is any.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -128,7 +131,7 @@ as an alert; fsck exits non-zero when there is any.`,
 			}
 			findings := 0
 			for _, id := range ids {
-				n, err := fsckOne(ctx, e.Catalog(), id, stdout)
+				n, err := fsckOne(ctx, e.Catalog(), id, deep, stdout)
 				if err != nil {
 					return err
 				}
@@ -140,6 +143,8 @@ as an alert; fsck exits non-zero when there is any.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&deep, "deep", false, "also read every data file whole and check it against its recorded checksum")
+	return cmd
 }
 
 // fsckTargets is the dataset named, or every dataset of the workspace.
@@ -170,17 +175,24 @@ func fsckTargets(ctx context.Context, cat *catalogstore.Catalog, ws string, args
 
 // fsckOne verifies one dataset, prints what it checked and its findings,
 // and returns how many there were.
-func fsckOne(ctx context.Context, cat *catalogstore.Catalog, id catalogstore.Ident, stdout io.Writer) (int, error) {
+func fsckOne(ctx context.Context, cat *catalogstore.Catalog, id catalogstore.Ident, deep bool, stdout io.Writer) (int, error) {
 	ds, err := cat.Dataset(ctx, id)
 	if err != nil {
 		return 0, err
 	}
-	res, err := maintenance.Verify(ctx, cat, ds)
+	var opts []maintenance.Option
+	if deep {
+		opts = append(opts, maintenance.Deep())
+	}
+	res, err := maintenance.Verify(ctx, cat, ds, opts...)
 	if err != nil {
 		return 0, err
 	}
 	n := len(res.Findings) + res.Omitted
 	fmt.Fprintf(stdout, "%s: %d snapshots, %d manifests, %d files checked, %d findings\n", id.Short(), res.Snapshots, res.Manifests, res.Files, n)
+	if deep {
+		fmt.Fprintf(stdout, "%s: %d files checksummed, %d without a recorded checksum\n", id.Short(), res.Checksummed, res.Unrecorded)
+	}
 	for _, f := range res.Findings {
 		fmt.Fprintf(stdout, "%s\t%s\tsnapshot %d\t%s\t%s\n", f.Severity, f.Check, f.SnapshotID, f.Path, f.Detail)
 	}
