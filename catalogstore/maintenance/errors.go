@@ -61,15 +61,23 @@ var (
 	ErrStatsMismatch = errors.New("file footer disagrees with the manifest")
 )
 
-// LeaseHeldError is ErrLeaseHeld with who holds the lease and until when.
+// LeaseHeldError is ErrLeaseHeld with who holds the lease (and its
+// process, when recorded) and until when.
 type LeaseHeldError struct {
 	Dataset string
 	Holder  string
 	Expires time.Time
+	PID     int    // 0: not recorded
+	Host    string // "": not recorded
 }
 
 func (e *LeaseHeldError) Error() string {
-	return fmt.Sprintf("%v: the maintenance lease on %s is held by %q until %s", catalogstore.ErrLocked, e.Dataset, e.Holder, e.Expires.UTC().Format(time.RFC3339))
+	proc := ""
+	if e.PID > 0 {
+		proc = fmt.Sprintf(" (pid %d on %s)", e.PID, e.Host)
+	}
+	return fmt.Sprintf("%v: the maintenance lease on %s is held by %q%s until %s; if that process is gone, CALL break_lease('%s')",
+		catalogstore.ErrLocked, e.Dataset, e.Holder, proc, e.Expires.UTC().Format(time.RFC3339), e.Dataset)
 }
 
 // Unwrap makes errors.Is(err, ErrLeaseHeld) and errors.Is(err,

@@ -19,7 +19,10 @@ const DefaultLeaseTTL = 15 * time.Minute
 // maintainer compacts, expires or cleans the dataset. It is one document,
 // {dataset}/maintenance/lease, claimed in a metastore transaction and
 // expiring on its own, so a crashed maintainer blocks others for at most
-// its TTL. Writers (INSERT, appends) never look at it.
+// its TTL. It records the holder's process and machine (holder.go): a
+// maintainer on the same machine takes over at once the lease of a holder
+// that is gone, and an operator can break any lease (BreakLease). Writers
+// (INSERT, appends) never look at it.
 //
 // A Lease is safe for concurrent use.
 type Lease struct {
@@ -28,6 +31,9 @@ type Lease struct {
 	Holder  string
 	Token   string // unique per acquisition; only its owner can renew or release
 	Expires time.Time
+	// TookOver names the holder of an unexpired lease this one replaced
+	// because its process was gone, or "".
+	TookOver string
 }
 
 type leaseDoc struct {
@@ -35,14 +41,17 @@ type leaseDoc struct {
 	Token      string    `json:"token"`
 	AcquiredAt time.Time `json:"acquired-at"`
 	ExpiresAt  time.Time `json:"expires-at"`
+	holderProcess
 }
 
 // Acquire claims the maintenance lease of ds for holder (a name for
 // people: who and what, e.g. "alice (compact)") for ttl. A lease held by
 // anyone else, including another acquisition under the same holder name,
 // that has not expired gives a *LeaseHeldError (ErrLeaseHeld); an expired
-// one is taken over. ErrDatasetNotFound if the dataset is gone,
-// catalogstore.ErrIncarnationChanged if it was recreated.
+// one is taken over, and so is one whose holder process ran on this
+// machine and is gone (Lease.TookOver names it). ErrDatasetNotFound if
+// the dataset is gone, catalogstore.ErrIncarnationChanged if it was
+// recreated.
 func Acquire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset, holder string, ttl time.Duration) (*Lease, error) {
 	if ttl <= 0 {
 		return nil, fmt.Errorf("%w: lease ttl %s must be positive", catalogstore.ErrBadValue, ttl)
@@ -52,7 +61,9 @@ func Acquire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 	}
 	id := ds.Ident()
 	l := &Lease{cat: cat, id: id, Holder: holder, Token: uuid.NewString()}
+	here := thisProcess()
 	err := cat.Meta().RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		l.TookOver = "" // fn may run more than once
 		if err := checkIncarnation(tx, ds); err != nil {
 			return err
 		}
@@ -64,14 +75,18 @@ func Acquire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 			if err := d.Decode(&cur); err != nil {
 				return err
 			}
-			if cur.ExpiresAt.After(now) {
-				return &LeaseHeldError{Dataset: id.Short(), Holder: cur.Holder, Expires: cur.ExpiresAt}
+			switch {
+			case !cur.ExpiresAt.After(now):
+			case cur.gone(here):
+				l.TookOver = fmt.Sprintf("%s (pid %d on %s, gone)", cur.Holder, cur.PID, cur.Host)
+			default:
+				return &LeaseHeldError{Dataset: id.Short(), Holder: cur.Holder, Expires: cur.ExpiresAt, PID: cur.PID, Host: cur.Host}
 			}
 		case !errors.Is(err, meta.ErrNotFound):
 			return err
 		}
 		l.Expires = now.Add(ttl)
-		data, err := meta.Encode(leaseDoc{Holder: holder, Token: l.Token, AcquiredAt: now, ExpiresAt: l.Expires})
+		data, err := meta.Encode(leaseDoc{Holder: holder, Token: l.Token, AcquiredAt: now, ExpiresAt: l.Expires, holderProcess: here})
 		if err != nil {
 			return err
 		}
@@ -183,4 +198,45 @@ func (l *Lease) checkTx(tx meta.Tx) error {
 		return fmt.Errorf("%w: the lease on %s expired at %s", ErrLeaseLost, l.id.Short(), cur.ExpiresAt.Format(time.RFC3339))
 	}
 	return nil
+}
+
+// BrokenLease is the lease BreakLease removed.
+type BrokenLease struct {
+	Holder  string
+	PID     int
+	Host    string
+	Expires time.Time
+}
+
+// BreakLease removes the maintenance lease of ds whoever holds it, for an
+// operator who knows its holder is gone (a killed process on another
+// machine, whose lease would otherwise block maintenance until it
+// expires). It returns what it removed, or nil when no lease was held. A
+// holder still running loses the lease: its next Check, Renew or commit
+// fails with ErrLeaseLost and its work is abandoned, never half-applied.
+func BreakLease(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset) (*BrokenLease, error) {
+	id := ds.Ident()
+	var broken *BrokenLease
+	err := cat.Meta().RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		broken = nil
+		if err := checkIncarnation(tx, ds); err != nil {
+			return err
+		}
+		d, err := tx.Get(leasePath(id))
+		if errors.Is(err, meta.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		var cur leaseDoc
+		if err := d.Decode(&cur); err != nil {
+			return err
+		}
+		broken = &BrokenLease{Holder: cur.Holder, PID: cur.PID, Host: cur.Host, Expires: cur.ExpiresAt}
+		return tx.Delete(leasePath(id))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("break maintenance lease on %s: %w", id.Short(), err)
+	}
+	return broken, nil
 }
