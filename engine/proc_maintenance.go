@@ -26,6 +26,8 @@ import (
 //	CALL refresh_statistics('c.t')                       the statistics-refresh snapshot
 //	CALL repair_duplicate_files('c.t')                   drop second listings of a data file
 //	CALL verify('c.t')                                   one row per finding, or one 'ok' row
+//	CALL verify('c.t', 'deep')                           the same, every data file's checksum checked too (proc_integrity.go)
+//	CALL break_lease('c.t')                              remove the maintenance lease (proc_integrity.go)
 func maintenanceProcedures() []sql.ExternalStoredProcedureDetails {
 	expireSchema := sql.Schema{
 		{Name: "snapshot_id", Type: types.Int64},
@@ -313,31 +315,5 @@ func procRepairDuplicates(ctx *sql.Context, table string) (sql.RowIter, error) {
 }
 
 func procVerify(ctx *sql.Context, table string) (sql.RowIter, error) {
-	env, ds, err := maintained(ctx, table, "verified")
-	if err != nil {
-		return nil, err
-	}
-	res, err := maintenance.Verify(ctx, env.cat, ds)
-	if err != nil {
-		return nil, maintErr(ctx, env, err)
-	}
-	if len(res.Findings) == 0 {
-		return sql.RowsToRowIter(sql.Row{"ok", "info", nil, nil,
-			fmt.Sprintf("%d snapshots, %d manifests and %d data files verified", res.Snapshots, res.Manifests, res.Files)}), nil
-	}
-	rows := make([]sql.Row, 0, len(res.Findings)+1)
-	for _, f := range res.Findings {
-		var snap, path any
-		if f.SnapshotID != 0 {
-			snap = f.SnapshotID
-		}
-		if f.Path != "" {
-			path = f.Path
-		}
-		rows = append(rows, sql.Row{f.Check, string(f.Severity), snap, path, f.Detail})
-	}
-	if res.Omitted > 0 {
-		rows = append(rows, sql.Row{"omitted", "info", nil, nil, fmt.Sprintf("%d more findings not listed", res.Omitted)})
-	}
-	return sql.RowsToRowIter(rows...), nil
+	return verifyRows(ctx, table, false)
 }

@@ -21,6 +21,7 @@ func procedureSets() [][]sql.ExternalStoredProcedureDetails {
 		// Add a family here: historyProcedures(), maintenanceProcedures(), ...
 		historyProcedures(),
 		maintenanceProcedures(),
+		integrityProcedures(),
 		ingestProcedures(),
 		icebergProcedures(),
 	}
