@@ -50,6 +50,11 @@ type Config struct {
 	// first run on a new warehouse). Otherwise a missing workspace is an
 	// error: workspaces are never created implicitly.
 	CreateDefaultWorkspace bool
+	// AllowNewMetastore lets CreateDefaultWorkspace initialise an empty
+	// metastore although the storage holds datasets (their metastore was
+	// lost: catalogstore.ErrMetastoreLost). Without it Open refuses, so a
+	// lost lakesql.db never turns into an empty warehouse.
+	AllowNewMetastore bool
 	// ReadOnly refuses every write.
 	ReadOnly bool
 	// Auth requires MySQL users (CREATE USER, persisted in the metastore);
@@ -120,6 +125,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.cat = catalogstore.New(ms, bs, catalogstore.Options{Logger: cfg.Logger, NoAudit: cfg.NoAudit})
 	if _, err := e.cat.Workspace(ctx, cfg.Workspace); errors.Is(err, catalogstore.ErrWorkspaceNotFound) && cfg.CreateDefaultWorkspace {
+		if !cfg.AllowNewMetastore {
+			if err := e.cat.CheckNotLost(ctx); err != nil {
+				e.Close()
+				return nil, lostMetastore(cfg, err)
+			}
+		}
 		if _, err := e.cat.CreateWorkspace(ctx, cfg.Workspace, "lakesql"); err != nil && !errors.Is(err, catalogstore.ErrWorkspaceExists) {
 			e.Close()
 			return nil, err
@@ -185,6 +196,26 @@ func (e *Engine) Close() error {
 		}
 	}
 	return first
+}
+
+// lostMetastore explains catalogstore.ErrMetastoreLost: how to recover.
+func lostMetastore(cfg Config, err error) error {
+	if !errors.Is(err, catalogstore.ErrMetastoreLost) {
+		return err
+	}
+	where := cfg.Metastore
+	restore := "restore it from a backup"
+	if where == "" || strings.HasPrefix(where, "sqlite:") {
+		where = strings.TrimPrefix(where, "sqlite:")
+		if where == "" {
+			where = filepath.Join(cfg.Warehouse, "lakesql.db")
+		}
+		restore = fmt.Sprintf("restore %s (with its -wal file) from a backup", where)
+	} else {
+		restore = "check the project and database named, or restore the database from a backup (gcloud firestore import)"
+	}
+	return fmt.Errorf("refusing to initialise metastore %s: %w. The metastore was lost, not new: %s; "+
+		"only to start an empty catalog beside these files (they stay invisible to it) pass --allow-new-metastore", where, err, restore)
 }
 
 func openMeta(ctx context.Context, cfg Config) (meta.Store, error) {

@@ -26,6 +26,9 @@ type globalFlags struct {
 	logLevel  string
 	auth      bool
 	readOnly  bool
+	// allowNewMetastore: initialise an empty metastore over storage that
+	// holds datasets (engine.Config.AllowNewMetastore).
+	allowNewMetastore bool
 	// env is what open read from the environment.
 	env envSettings
 }
@@ -38,6 +41,7 @@ func (g *globalFlags) register(cmd *cobra.Command) {
 	f.StringVar(&g.storage, "storage", "", "production object store: gs://BUCKET/PREFIX")
 	f.StringVar(&g.user, "user", "root", "user for embedded sessions (the author of commits)")
 	f.StringVar(&g.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	f.BoolVar(&g.allowNewMetastore, "allow-new-metastore", false, "start an empty metastore even though the storage holds datasets (a lost lakesql.db is refused otherwise)")
 }
 
 // open opens the engine the flags describe. The default workspace is
@@ -57,7 +61,7 @@ func (g *globalFlags) open(ctx context.Context, stderr io.Writer) (*engine.Engin
 	cfg := engine.Config{
 		Warehouse: g.warehouse, Workspace: g.workspace, Metastore: g.metastore, Storage: g.storage,
 		CreateDefaultWorkspace: g.workspace == "", Logger: logger, NoAudit: lvl > slog.LevelInfo,
-		Auth: g.auth, ReadOnly: g.readOnly,
+		Auth: g.auth, ReadOnly: g.readOnly, AllowNewMetastore: g.allowNewMetastore,
 		RootPassword: env.rootPassword, CompactionMemory: env.compactionMemory, Jobs: env.jobs,
 	}
 	e, err := engine.Open(ctx, cfg)
