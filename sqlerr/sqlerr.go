@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/iceberg"
 	"github.com/lakesql/lakesql/catalogstore/partition"
@@ -40,6 +41,8 @@ var table = []struct {
 	{catalogstore.ErrCommitConflict, Code{mysql.ERLockDeadlock, mysql.SSLockDeadlock}},
 	{catalogstore.ErrManifestUnreadable, Code{1030, "HY000"}}, // ER_GET_ERRNO: storage engine error
 	{datafile.ErrChecksum, Code{1194, "HY000"}},               // ER_CRASHED_ON_USAGE: the table's data is damaged
+	{blob.ErrNoSpace, Code{1114, "HY000"}},                    // ER_RECORD_FILE_FULL: the table is full
+	{blob.ErrReadOnly, Code{1036, "HY000"}},                   // ER_OPEN_AS_READONLY: the table is read only
 	{catalogstore.ErrWorkspaceNotFound, Code{mysql.ERBadDb, "42000"}},
 	{catalogstore.ErrWorkspaceExists, Code{mysql.ERDbCreateExists, "HY000"}},
 	{catalogstore.ErrCollectionNotFound, Code{mysql.ERBadDb, "42000"}},

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 )
 
@@ -53,6 +54,8 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{sql.ErrSyntaxError.New(mysql.NewSQLError(1064, "42000", "syntax error at position 3")), 1064},
 		{errors.New("something else"), mysql.ERUnknownError},
 		{fmt.Errorf("read x.parquet: row group 0: %w", datafile.ErrChecksum), 1194},
+		{fmt.Errorf("write data file for d.t: put k: %w (no space left on device)", blob.ErrNoSpace), 1114},
+		{fmt.Errorf("write data file for d.t: put k: %w (read-only file system)", blob.ErrReadOnly), 1036},
 	}
 	for _, c := range cases {
 		got := Remap(sql.CastSQLError(c.err))

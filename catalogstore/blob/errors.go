@@ -14,4 +14,10 @@ var (
 	// "." or ".." segments, empty segments, control characters) or is
 	// reserved by the backend. Nothing was read or written.
 	ErrBadKey = errors.New("bad object key")
+	// ErrNoSpace: the store is full (no space left on the device, a quota
+	// exceeded). Nothing was written; freeing space and retrying is safe.
+	ErrNoSpace = errors.New("storage is full")
+	// ErrReadOnly: the store cannot be written (a read-only file system,
+	// no write permission). Nothing was written.
+	ErrReadOnly = errors.New("storage is read-only")
 )

@@ -102,6 +102,9 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opts blob.PutO
 	}
 	tmp, err := s.writeTemp(ctx, r)
 	if err != nil {
+		if ctx.Err() == nil {
+			err = writeError(err)
+		}
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	if err := publish(tmp, dst, opts.IfNotExists); err != nil {
@@ -112,7 +115,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opts blob.PutO
 			}
 			return fmt.Errorf("put %s: %w", key, blob.ErrExists)
 		}
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, writeError(err))
 	}
 	return nil
 }
