@@ -123,7 +123,16 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 			return snap, nil
 		}
 		var ce *CommitError
-		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) || errors.Is(ce.Err, ErrSpecChanged) || !c.rebases(cm) {
+		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) {
+			return nil, err
+		}
+		if errors.Is(ce.Err, ErrSpecChanged) || !c.rebases(cm) {
+			// A conflict caused by a DROP (another commit moved the head,
+			// then the table went) is reported as the drop, not as the
+			// head having moved.
+			if gone := c.dropped(ctx, id, cm.ExpectedUUID); gone != nil {
+				return nil, gone
+			}
 			return nil, err
 		}
 		if attempt >= c.opts.AppendRetries {
@@ -135,6 +144,9 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 		// Appends commute: re-read the new head and try again on it.
 		cur, derr := c.Dataset(ctx, id)
 		if derr != nil {
+			if gone := c.dropped(ctx, id, cm.ExpectedUUID); gone != nil {
+				return nil, gone
+			}
 			return nil, err
 		}
 		base = cur.CurrentSnapshotID
@@ -146,6 +158,20 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 		}
 		backoff = min(backoff*2, 200*time.Millisecond)
 	}
+}
+
+// dropped returns the commit error for a table that was dropped (or
+// dropped and recreated) since the commit was prepared against
+// incarnation uuid, or nil when it is still there (or cannot be read).
+func (c *Catalog) dropped(ctx context.Context, id Ident, uuid string) error {
+	cur, err := c.Dataset(ctx, id)
+	switch {
+	case errors.Is(err, ErrDatasetNotFound):
+		return &CommitError{Dataset: id.Short(), Err: ErrIncarnationChanged, Retry: RePrepare, Detail: "the table was dropped"}
+	case err == nil && cur.UUID != uuid:
+		return &CommitError{Dataset: id.Short(), Err: ErrIncarnationChanged, Retry: RePrepare, Detail: "the table was dropped and created again"}
+	}
+	return nil
 }
 
 // rebases reports whether a lost race may be retried on the new head:
@@ -219,7 +245,7 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		cur, err := loadDataset(tx, id)
 		if errors.Is(err, ErrDatasetNotFound) {
-			return cerr(ErrIncarnationChanged, RePrepare, "the dataset was dropped")
+			return cerr(ErrIncarnationChanged, RePrepare, "the table was dropped")
 		} else if err != nil {
 			return err
 		}
