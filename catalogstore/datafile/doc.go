@@ -18,6 +18,13 @@
 // distinct values (its dictionary page), for equality predicates.
 // Opening reads the footer with a single ranged read of the file's tail.
 //
+// Integrity (checksum.go): Write records the file's CRC-32C and its
+// parts' (footer, page index, each column chunk's dictionary and data
+// pages) in the manifest entry; every read of a file whose entry records
+// them is checked before anything is decoded, so a damaged file is
+// ErrChecksum naming the file and part, never a wrong answer. arrow-go
+// neither writes nor checks Parquet's own page CRCs.
+//
 // Bound values use this Go representation (EncodeBound, DecodeBound,
 // ColumnStats): boolean → bool; int8..int64, uint8..uint32 → int64; uint64
 // → uint64; float32, float64 → float64; decimal → *big.Int (the unscaled

@@ -28,5 +28,11 @@
 //	added_snapshot_id int64, sequence_number int64, field_ids list<int32>,
 //	value_counts list<int64>, null_counts list<int64>, nan_counts list<int64>,
 //	lower_bounds list<binary?>, upper_bounds list<binary?>,
-//	bounds_exact list<bool>, column_sizes list<int64>, column_names list<string>
+//	bounds_exact list<bool>, column_sizes list<int64>, column_names list<string>,
+//	checksum string, part_checksums binary?   (version 3; absent before)
+//
+// checksum is the data file's whole-file CRC-32C ("crc32c:" and 8 hex
+// digits, "" when not recorded) and part_checksums its parts' CRC-32Cs,
+// 4 big-endian bytes each (package datafile defines the parts and checks
+// every read against them). Versions 1 and 2 read with neither recorded.
 package manifest
