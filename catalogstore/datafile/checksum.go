@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 
@@ -153,22 +155,35 @@ func WithChecksums(ctx context.Context, store blob.Store, f manifest.DataFile) (
 	return f, nil
 }
 
-// VerifyFile reads the whole file of f once and compares its CRC-32C with
-// the recorded one: ErrChecksum on a mismatch, nil when it matches or
-// nothing is recorded (checked reports which). Deep verification calls it.
+// VerifyFile reads the whole file of f once, in pieces, and compares its
+// CRC-32C with the recorded one: ErrChecksum on a mismatch, nil when it
+// matches or nothing is recorded (checked reports which). Deep
+// verification calls it.
 func VerifyFile(ctx context.Context, store blob.Store, f manifest.DataFile) (checked bool, err error) {
 	if f.Checksum == "" {
 		return false, nil
 	}
-	data, err := store.Get(ctx, f.Path)
-	if err != nil {
-		return false, fmt.Errorf("verify %s: %w", f.Path, err)
+	h := manifest.NewCRC32C()
+	buf := make([]byte, min(max(f.FileSize, 1), verifyPiece))
+	for off := int64(0); ; {
+		n, err := store.ReadAt(ctx, f.Path, buf, off)
+		h.Write(buf[:n])
+		off += int64(n)
+		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
+			break
+		}
+		if err != nil {
+			return false, fmt.Errorf("verify %s: %w", f.Path, err)
+		}
 	}
-	if got := manifest.FileChecksum(manifest.CRC32C(data)); got != f.Checksum {
-		return true, fmt.Errorf("verify %s: %w: the file's is %s, the manifest records %s", f.Path, ErrChecksum, got, f.Checksum)
+	if got := manifest.FileChecksum(h.Sum32()); got != f.Checksum {
+		return true, &checksumErr{msg: fmt.Sprintf("verify %s: %v: the file's is %s, the manifest records %s", f.Path, ErrChecksum, got, f.Checksum)}
 	}
 	return true, nil
 }
+
+// verifyPiece is how much of a file VerifyFile reads at a time.
+const verifyPiece = 4 << 20
 
 // checkedSource is the object a Reader decodes, its parts checked against
 // their recorded checksums (see above). ReadAt is safe for concurrent use.
