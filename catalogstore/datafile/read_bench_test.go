@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakesql/lakesql/catalogstore/datafile"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
@@ -42,12 +43,26 @@ func BenchmarkRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	for _, checked := range []bool{true, false} {
+		name := "checked"
+		g := f
+		if !checked {
+			name = "unchecked"
+			g.Checksum, g.PartChecksums = "", nil
+		}
+		b.Run(name, func(b *testing.B) { benchRead(b, st, g, &s, rows) })
+	}
+}
+
+// benchRead reads f whole b.N times: with its checksums checked, or not
+// (entries of manifests written before they were recorded).
+func benchRead(b *testing.B, st *memStore, f manifest.DataFile, s *schema.Schema, rows int64) {
 	ids := []int{1, 2, 3, 4}
 	b.ReportAllocs()
 	b.SetBytes(f.UncompressedSize)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, err := datafile.Open(context.Background(), st, f, &s, ids)
+		r, err := datafile.Open(context.Background(), st, f, s, ids)
 		if err != nil {
 			b.Fatal(err)
 		}
