@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -73,10 +74,17 @@ type part struct {
 // NewWriteSet returns an empty write-set.
 func NewWriteSet() *WriteSet { return &WriteSet{tables: map[string]*pending{}} }
 
+// get returns the staged work on t, pinning t's incarnation (its table
+// uuid) at the transaction's first touch. A later touch that finds another
+// incarnation under the same name is refused: the staged work belongs to
+// the dropped table, and replacing it would lose acknowledged rows.
 func (w *WriteSet) get(t *Table) (*pending, error) {
 	key := t.ds.Ident().String()
 	p, ok := w.tables[key]
-	if !ok || p.t.ds.UUID != t.ds.UUID {
+	if ok && p.t.ds.UUID != t.ds.UUID {
+		return nil, &IncarnationError{Table: t.ds.Ident().Short(), Statement: true}
+	}
+	if !ok {
 		p = &pending{t: t, records: map[string]*partRecords{}}
 		if len(t.ds.Spec.Fields) > 0 {
 			parter, err := newPartitioner(t.schema, t.ds.Spec)
@@ -289,12 +297,38 @@ func (w *WriteSet) Commit(ctx context.Context, author string) error {
 			}
 		}
 	}()
-	for _, k := range keys {
-		if err := w.tables[k].commit(ctx, author); err != nil {
-			return err
+	if len(keys) > 1 {
+		// One table refused after another committed would half-commit
+		// the transaction: check every pinned incarnation first. (A race
+		// after this check is still refused by each commit's guard.)
+		for _, k := range keys {
+			if err := w.tables[k].checkIncarnation(ctx); err != nil {
+				return err
+			}
 		}
 	}
+	var committed []string
+	for _, k := range keys {
+		p := w.tables[k]
+		if err := p.commit(ctx, author); err != nil {
+			if errors.Is(err, catalogstore.ErrIncarnationChanged) || errors.Is(err, catalogstore.ErrDatasetNotFound) {
+				return &IncarnationError{Table: p.t.ds.Ident().Short(), Committed: committed}
+			}
+			return err
+		}
+		committed = append(committed, p.t.ds.Ident().Short())
+	}
 	return nil
+}
+
+// checkIncarnation refuses the commit when p's table is gone or is another
+// incarnation than the one the transaction first wrote.
+func (p *pending) checkIncarnation(ctx context.Context) error {
+	ds, err := p.t.db.p.cat.Dataset(ctx, p.t.ds.Ident())
+	if errors.Is(err, catalogstore.ErrDatasetNotFound) || (err == nil && ds.UUID != p.t.ds.UUID) {
+		return &IncarnationError{Table: p.t.ds.Ident().Short()}
+	}
+	return err
 }
 
 func (p *pending) commit(ctx context.Context, author string) error {
@@ -748,6 +782,6 @@ func (p *pending) stagedRows(ctx context.Context, fieldIDs []int) ([]sql.Row, er
 func (w *WriteSet) has(t *Table) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, ok := w.tables[t.ds.Ident().String()]
-	return ok
+	p, ok := w.tables[t.ds.Ident().String()]
+	return ok && p.t.ds.UUID == t.ds.UUID
 }
