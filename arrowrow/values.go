@@ -85,7 +85,7 @@ func FillColumn(rows []sql.Row, j int, arr arrow.Array, t schema.Type) error {
 			if a.IsNull(i) {
 				rows[i][j] = nil
 			} else {
-				rows[i][j] = append([]byte(nil), a.Value(i)...)
+				rows[i][j] = append([]byte{}, a.Value(i)...) // never nil: an empty value is not NULL
 			}
 		}
 	case *array.Date32:

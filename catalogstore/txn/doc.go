@@ -14,9 +14,7 @@
 // partition, so a large INSERT … SELECT streams; smaller batches stay in
 // memory until COMMIT. Table.Delete stages full rows to delete, matched as
 // a multiset (deleting one of two equal rows keeps the other), and
-// Table.Truncate stages the removal of every row. Table.Upsert deletes
-// every row whose key columns equal a given row's and inserts the rows, in
-// one commit: REPLACE and INSERT … ON DUPLICATE KEY UPDATE by primary key.
+// Table.Truncate stages the removal of every row.
 //
 // # Pinning
 //
