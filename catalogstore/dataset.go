@@ -304,14 +304,45 @@ func (c *Catalog) RenameDataset(ctx context.Context, from, to Ident, author stri
 	}
 	// Sub-documents (snapshots, schemas, tags) move with the dataset;
 	// collect them before the transaction, which only moves what it read.
-	subPaths, err := c.subDocs(ctx, datasetPath(from))
-	if err != nil {
-		return err
+	// A commit landing in between adds a snapshot the list lacks: the
+	// transaction sees the dataset moved on and the list is taken again.
+	for attempt := 0; ; attempt++ {
+		subPaths, err := c.subDocs(ctx, datasetPath(from))
+		if err != nil {
+			return err
+		}
+		err = c.renameTx(ctx, from, to, ds, subPaths)
+		if !errors.Is(err, errMovedOn) || attempt >= 20 {
+			if errors.Is(err, errMovedOn) {
+				err = fmt.Errorf("%w: %s kept changing during the rename", ErrCommitConflict, from.Short())
+			}
+			if err != nil {
+				return fmt.Errorf("rename %s to %s: %w", from.Short(), to.Short(), err)
+			}
+			break
+		}
+		if ds, err = c.Dataset(ctx, from); err != nil {
+			return err
+		}
 	}
-	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+	c.audit(ctx, "rename", "dataset", from.Workspace, from.Collection, from.Name+" -> "+to.Short(), author)
+	return nil
+}
+
+// errMovedOn: the dataset changed between listing its sub-documents and
+// the rename's transaction.
+var errMovedOn = errors.New("dataset moved on")
+
+// renameTx moves the dataset document and subPaths from → to in one
+// metastore transaction, provided the dataset is still as seen.
+func (c *Catalog) renameTx(ctx context.Context, from, to Ident, seen *Dataset, subPaths []meta.Doc) error {
+	return c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		ds, err := loadDataset(tx, from)
 		if err != nil {
 			return err
+		}
+		if ds.LastSequenceNumber != seen.LastSequenceNumber || ds.Schema.ID != seen.Schema.ID || ds.UUID != seen.UUID {
+			return errMovedOn
 		}
 		if ds.LockedBy != "" {
 			return fmt.Errorf("%w: %s is locked by %s", ErrLocked, from.Short(), ds.LockedBy)
@@ -347,11 +378,6 @@ func (c *Catalog) RenameDataset(ctx context.Context, from, to Ident, author stri
 		}
 		return tx.Delete(datasetPath(from))
 	})
-	if err != nil {
-		return fmt.Errorf("rename %s to %s: %w", from.Short(), to.Short(), err)
-	}
-	c.audit(ctx, "rename", "dataset", from.Workspace, from.Collection, from.Name+" -> "+to.Short(), author)
-	return nil
 }
 
 // subDocs lists every document below a document path.

@@ -134,11 +134,18 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		s.writes.Rollback()
 		return fmt.Errorf("%w: cannot write in a READ ONLY transaction", catalogstore.ErrNotSupported)
 	}
-	err := s.writes.Commit(ctx, s.Author())
-	if err != nil && ctas != nil {
-		dropCreated(ctx, s, *ctas)
+	if err := s.writes.Commit(ctx, s.Author()); err != nil {
+		if ctas != nil {
+			dropCreated(ctx, s, *ctas)
+		}
+		// A refused COMMIT rolled the staged writes back; end the
+		// transaction too, as MySQL does, so the next statement autocommits
+		// instead of staging into a transaction the client thinks is over.
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
+		return sqlerr.Wrap(err)
 	}
-	return sqlerr.Wrap(err)
+	return nil
 }
 
 // Rollback implements sql.TransactionSession.

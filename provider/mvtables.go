@@ -3,15 +3,15 @@ package provider
 import (
 	"errors"
 	"io"
-	"sort"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/lakesql/lakesql/arrowrow"
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/catalogstore/txn"
 	"github.com/lakesql/lakesql/sqlerr"
 )
 
@@ -30,30 +30,17 @@ func (p *Provider) MaterializeRows(ctx *sql.Context, mv *catalogstore.Dataset, i
 		}
 	}()
 	t := newTable(newDatabase(p, mv.Workspace, mv.Collection, mv.Collection), mv)
-	var parter *partitioner
-	if len(mv.Spec.Fields) > 0 {
-		if parter, err = newPartitioner(t.schema, mv.Spec); err != nil {
-			return nil, 0, err
-		}
+	w, err := txn.NewWriter(p.cat, mv, t.schema)
+	if err != nil {
+		return nil, 0, err
 	}
-	parts := map[string]*part{}
-	defer func() {
-		for _, pt := range parts {
-			pt.b.Release()
-		}
-	}()
-	flush := func(pt *part) error {
-		rec := pt.b.Record()
+	defer w.Release()
+	b := arrowrow.NewBuilder(t.schema)
+	defer b.Release()
+	flush := func() error {
+		rec := b.Record()
 		defer rec.Release()
-		if rec.NumRows() == 0 {
-			return nil
-		}
-		f, err := writeFile(ctx, t, []arrow.Record{rec}, pt.values, false)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-		return nil
+		return w.Append(ctx, rec)
 	}
 	for {
 		row, err := iter.Next(ctx)
@@ -63,38 +50,19 @@ func (p *Provider) MaterializeRows(ctx *sql.Context, mv *catalogstore.Dataset, i
 		if err != nil {
 			return nil, 0, err
 		}
-		key, values := "", []*string(nil)
-		if parter != nil {
-			if key, values, err = parter.tuple(row); err != nil {
-				return nil, 0, err
-			}
-		}
-		pt, ok := parts[key]
-		if !ok {
-			pt = &part{values: values, b: newRowBuilder(t.schema)}
-			parts[key] = pt
-		}
-		if err := pt.b.Append(row); err != nil {
+		if err := b.Append(row); err != nil {
 			return nil, 0, sqlerr.Wrap(err)
 		}
-		records++
-		if pt.b.Len() >= flushRows {
-			if err := flush(pt); err != nil {
+		if b.Len() >= batchRows {
+			if err := flush(); err != nil {
 				return nil, 0, err
 			}
 		}
 	}
-	keys := make([]string, 0, len(parts))
-	for k := range parts {
-		keys = append(keys, k)
+	if err := flush(); err != nil {
+		return nil, 0, err
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := flush(parts[k]); err != nil {
-			return nil, 0, err
-		}
-	}
-	return files, records, nil
+	return w.Close(ctx)
 }
 
 // refreshesColumns are the columns of `mv$refreshes`: one row per refresh

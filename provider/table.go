@@ -176,7 +176,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	// An open transaction reads its own staged writes.
 	var st staged
 	if sess, err := sessionOf(ctx); err == nil && !t.asOf {
-		if st, err = sess.Writes().pendingRows(ctx, t, t.fieldIDs()); err != nil {
+		if st, err = pendingRows(ctx, sess.Writes(), t, t.fieldIDs()); err != nil {
 			return nil, sqlerr.Wrap(err)
 		}
 	}
@@ -297,7 +297,7 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, sqlerr.Wrap(err)
 	}
-	n, err := sess.Writes().Truncate(t)
+	n, err := truncate(sess.Writes(), t)
 	return n, sqlerr.Wrap(err)
 }
 
@@ -485,5 +485,5 @@ func (t *Table) HasStagedWrites(ctx *sql.Context) bool {
 	if err != nil {
 		return false
 	}
-	return sess.Writes().has(t)
+	return sess.Writes().Has(t.ds.Ident(), t.ds.UUID)
 }

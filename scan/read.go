@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/lakesql/lakesql/arrowrow"
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
@@ -394,18 +395,7 @@ func cacheKey(path string, schemaID int, ids []int) string {
 // RecordRows converts columns cols (indexes into rec) of a record to rows;
 // types are the columns' catalog types.
 func RecordRows(rec arrow.Record, cols []int, types []schema.Type) ([]sql.Row, error) {
-	n := int(rec.NumRows())
-	rows := make([]sql.Row, n)
-	vals := make([]any, n*len(cols))
-	for i := range rows {
-		rows[i] = sql.Row(vals[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)])
-	}
-	for j, c := range cols {
-		if err := fillColumn(rows, j, rec.Column(c), types[j]); err != nil {
-			return nil, err
-		}
-	}
-	return rows, nil
+	return arrowrow.Rows(rec, cols, types)
 }
 
 // ConcatIter returns the rows of it followed by extra.

@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/google/uuid"
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
@@ -359,7 +358,7 @@ func (s *sink) flush() error {
 		return nil
 	}
 	ex := s.ex
-	key := fmt.Sprintf("%s/data/%s.parquet", ex.ds.Location, uuid.NewString())
+	key := ex.ds.DataFileKey()
 	ex.written = append(ex.written, key)
 	f, err := datafile.Write(ex.ctx, ex.cat.Blob(), key, &ex.ds.Schema, s.recs, datafile.WriteOptions{RowGroupRows: ex.cfg.RowGroupRows})
 	first, oneRun := s.firstID, s.oneRun

@@ -1,4 +1,4 @@
-package provider
+package arrowrow
 
 import (
 	"fmt"
@@ -18,23 +18,26 @@ import (
 	"github.com/lakesql/lakesql/sqlerr"
 )
 
-// rowBuilder accumulates GMS rows into Arrow column builders for one
-// catalog schema: the write path's batch.
-type rowBuilder struct {
+// Builder appends GMS rows to an Arrow record of a catalog schema,
+// converting each value as INSERT stores it: the write path's batch, and
+// any plan node that holds rows in Arrow (a vectorised join's build side).
+// It is not safe for concurrent use.
+type Builder struct {
 	schema *schema.Schema
-	arrow  *arrow.Schema
 	b      *array.RecordBuilder
 	rows   int
 }
 
-func newRowBuilder(s *schema.Schema) *rowBuilder {
-	as := datafile.ArrowSchema(s)
-	return &rowBuilder{schema: s, arrow: as, b: array.NewRecordBuilder(memory.DefaultAllocator, as)}
+// NewBuilder returns a builder for rows of s, in column order.
+func NewBuilder(s *schema.Schema) *Builder {
+	return &Builder{schema: s, b: array.NewRecordBuilder(memory.DefaultAllocator, datafile.ArrowSchema(s))}
 }
 
 // Append adds one row, whose values are in schema column order. A value
-// that does not fit its column is an error naming the column.
-func (rb *rowBuilder) Append(row sql.Row) error {
+// that does not fit its column is an error naming the column (wrapping
+// sqlerr.ErrValueRange when it is out of the column's range); the row is
+// then appended as NULLs from that column on, so the columns stay aligned.
+func (rb *Builder) Append(row []any) error {
 	if len(row) != len(rb.schema.Columns) {
 		return fmt.Errorf("row has %d values, table has %d columns", len(row), len(rb.schema.Columns))
 	}
@@ -53,16 +56,28 @@ func (rb *rowBuilder) Append(row sql.Row) error {
 }
 
 // Len is the number of rows appended since the last Record.
-func (rb *rowBuilder) Len() int { return rb.rows }
+func (rb *Builder) Len() int { return rb.rows }
 
 // Record returns the rows appended so far and resets the builder.
-func (rb *rowBuilder) Record() arrow.Record {
+func (rb *Builder) Record() arrow.Record {
 	rb.rows = 0
 	return rb.b.NewRecord()
 }
 
 // Release frees the builder.
-func (rb *rowBuilder) Release() { rb.b.Release() }
+func (rb *Builder) Release() { rb.b.Release() }
+
+// Record converts rows (in s's column order) into one Arrow record.
+func Record(s *schema.Schema, rows [][]any) (arrow.Record, error) {
+	b := NewBuilder(s)
+	defer b.Release()
+	for _, r := range rows {
+		if err := b.Append(r); err != nil {
+			return nil, err
+		}
+	}
+	return b.Record(), nil
+}
 
 func appendValue(b array.Builder, t schema.Type, v any) error {
 	if v == nil {
@@ -167,7 +182,7 @@ func appendValue(b array.Builder, t schema.Type, v any) error {
 		if !ok {
 			return fmt.Errorf("cannot store %T as a date", v)
 		}
-		days := floorDiv(tm.Unix(), 86400)
+		days := FloorDiv(tm.Unix(), 86400)
 		bb.Append(arrow.Date32(days))
 	case *array.Time64Builder:
 		switch x := v.(type) {
@@ -190,7 +205,9 @@ func appendValue(b array.Builder, t schema.Type, v any) error {
 	return nil
 }
 
-func floorDiv(a, b int64) int64 {
+// FloorDiv is a/b rounded toward negative infinity (days before 1970
+// stay on their own day).
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--

@@ -1,0 +1,241 @@
+package txn
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
+)
+
+// Table is a transaction's staged work on one dataset: the shape of
+// iceberg-go's Transaction on one table. Its methods lock the Txn.
+type Table struct {
+	x        *Txn
+	tg       target // the dataset as first written, its pinned incarnation
+	snapshot int64  // the read snapshot at the first write
+	truncate bool
+	staged   *parts // completed statements' rows in memory
+	files    []manifest.DataFile
+	rows     int // rows in staged and files
+	deletes  []arrow.Record
+	stmt     *stmtState
+}
+
+// stmtState is the work of the running statement, discarded if it fails.
+type stmtState struct {
+	ps      *parts
+	files   []manifest.DataFile
+	deletes []arrow.Record
+}
+
+func (st *stmtState) release() {
+	if st == nil {
+		return
+	}
+	st.ps.release()
+	release(st.deletes)
+	st.deletes = nil
+}
+
+func (t *Table) statement() (*stmtState, error) {
+	if t.stmt == nil {
+		ps, err := newParts(t.tg.schema, t.tg.ds)
+		if err != nil {
+			return nil, err
+		}
+		t.stmt = &stmtState{ps: ps}
+	}
+	return t.stmt, nil
+}
+
+// Begin starts a statement's staging.
+func (t *Table) Begin() error {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	_, err := t.statement()
+	return err
+}
+
+// SetDeferredStats makes files written from now on register with pending
+// statistics (filled later by the hydrator).
+func (t *Table) SetDeferredStats(on bool) {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	t.tg.noStats = on
+}
+
+// Append stages rec's rows (full rows in schema column order) in the
+// running statement; every FlushRows rows of one partition tuple are
+// written out as a data file. The caller releases rec.
+func (t *Table) Append(ctx context.Context, rec arrow.Record) error {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	st, err := t.statement()
+	if err != nil {
+		return err
+	}
+	grown, err := st.ps.add(ctx, rec)
+	if err != nil {
+		return err
+	}
+	for _, pr := range grown {
+		if pr.rows < FlushRows {
+			continue
+		}
+		f, err := t.tg.writeFile(ctx, pr.recs, pr.values)
+		release(pr.recs)
+		pr.recs, pr.rows = nil, 0
+		if err != nil {
+			return err
+		}
+		st.files = append(st.files, f)
+	}
+	return nil
+}
+
+// Delete stages the deletion of rec's rows (full rows in schema column
+// order), matched at commit as a multiset against the table's rows. The
+// caller releases rec.
+func (t *Table) Delete(rec arrow.Record) error {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	st, err := t.statement()
+	if err != nil {
+		return err
+	}
+	rec.Retain()
+	st.deletes = append(st.deletes, rec)
+	return nil
+}
+
+// Complete folds the running statement's staging into the transaction.
+func (t *Table) Complete() {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	st := t.stmt
+	t.stmt = nil
+	if st == nil {
+		return
+	}
+	for k, pr := range st.ps.m {
+		for _, rec := range pr.recs {
+			t.staged.put(k, pr.values, rec)
+			t.rows += int(rec.NumRows())
+		}
+	}
+	st.ps.m = map[string]*partRecords{}
+	t.files = append(t.files, st.files...)
+	for _, f := range st.files {
+		t.rows += int(f.RecordCount)
+	}
+	t.deletes = append(t.deletes, st.deletes...)
+}
+
+// Discard drops the running statement's staging; the transaction's other
+// work stays. A table left with nothing staged leaves the transaction.
+func (t *Table) Discard() {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	t.stmt.release()
+	t.stmt = nil
+	if t.rows == 0 && len(t.files) == 0 && len(t.deletes) == 0 && !t.truncate {
+		if cur, ok := t.x.tables[t.tg.ds.Ident().String()]; ok && cur == t {
+			delete(t.x.tables, t.tg.ds.Ident().String())
+		}
+	}
+}
+
+// Truncate stages the removal of every row and returns how many rows
+// that removes (the dataset's at the read snapshot plus those staged).
+func (t *Table) Truncate() int {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	removed := int(t.tg.ds.CurrentRecords) + t.rows
+	if t.truncate {
+		removed = t.rows
+	}
+	t.staged.release()
+	release(t.deletes)
+	t.rows, t.truncate, t.files, t.deletes = 0, true, nil, nil
+	return removed
+}
+
+func (t *Table) release() {
+	t.staged.release()
+	release(t.deletes)
+	t.deletes = nil
+	t.stmt.release()
+	t.stmt = nil
+}
+
+func (t *Table) empty() bool {
+	return len(t.staged.m) == 0 && len(t.files) == 0 && len(t.deletes) == 0 && !t.truncate
+}
+
+// checkIncarnation refuses the commit when the table is gone or is
+// another incarnation than the one the transaction first wrote.
+func (t *Table) checkIncarnation(ctx context.Context) error {
+	ds, err := t.tg.cat.Dataset(ctx, t.tg.ds.Ident())
+	if errors.Is(err, catalogstore.ErrDatasetNotFound) || (err == nil && ds.UUID != t.tg.ds.UUID) {
+		return &IncarnationError{Table: t.tg.ds.Ident().Short()}
+	}
+	return err
+}
+
+// commit makes the table's catalog commit: append, overwrite, truncate or
+// delete by what is staged.
+func (t *Table) commit(ctx context.Context, author string) error {
+	if t.empty() {
+		return nil
+	}
+	if len(t.deletes) > 0 {
+		if err := t.cancelStaged(ctx); err != nil {
+			return err
+		}
+		if t.empty() {
+			return nil // what it added, it deleted: no snapshot
+		}
+	}
+	added := t.files
+	for _, k := range t.staged.keys() {
+		pr := t.staged.m[k]
+		f, err := t.tg.writeFile(ctx, pr.recs, pr.values)
+		if err != nil {
+			return err
+		}
+		added = append(added, f)
+	}
+	ds := t.tg.ds
+	cm := catalogstore.Commit{
+		Operation: catalogstore.OpAppend, Author: author, Added: added,
+		ExpectedUUID: ds.UUID, BaseSnapshotID: t.snapshot,
+		// Files were split under the spec current at the read snapshot: a
+		// spec change since refuses the commit (re-prepare), never a silent
+		// recompute.
+		CheckSpec: true, ExpectedSpecID: ds.Spec.ID,
+	}
+	switch {
+	case t.truncate && len(added) > 0:
+		cm.Operation, cm.ReplaceAll = catalogstore.OpOverwrite, true
+	case t.truncate:
+		cm.Operation, cm.ReplaceAll = catalogstore.OpTruncate, true
+	case len(t.deletes) > 0:
+		removed, rewritten, err := t.applyDeletes(ctx)
+		if err != nil {
+			return err
+		}
+		if len(removed) == 0 && len(added) == 0 {
+			return nil // nothing matched: no snapshot
+		}
+		cm.Removed, cm.Added = removed, append(added, rewritten...)
+		cm.Operation = catalogstore.OpOverwrite
+		if len(added) == 0 {
+			cm.Operation = catalogstore.OpDelete
+		}
+	}
+	_, err := t.tg.cat.Commit(ctx, ds.Ident(), cm)
+	return err
+}
