@@ -208,6 +208,27 @@ func (c *Catalog) Dataset(ctx context.Context, id Ident) (*Dataset, error) {
 	return decodeDataset(d, id)
 }
 
+// decodeAll lists collection coll and decodes each document as a T. keep
+// (nil: keep all) sees each value with its document id, may fill fields
+// from it, and says whether the value is listed.
+func decodeAll[T any](ctx context.Context, m meta.Store, coll string, keep func(id string, v *T) bool) ([]T, error) {
+	docs, err := m.List(ctx, coll)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(docs))
+	for _, d := range docs {
+		var v T
+		if err := d.Decode(&v); err != nil {
+			return nil, err
+		}
+		if keep == nil || keep(d.ID(), &v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
 // loadDataset reads dataset id inside a transaction (the read every
 // metadata change starts with): ErrDatasetNotFound when it is missing.
 func loadDataset(tx meta.Tx, id Ident) (*Dataset, error) {

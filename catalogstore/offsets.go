@@ -81,21 +81,12 @@ func (c *Catalog) CommitOffset(ctx context.Context, consumer string, id Ident, s
 // by consumer name. Offsets of an earlier incarnation are not its own and
 // are left out.
 func (c *Catalog) Offsets(ctx context.Context, ds *Dataset) ([]Offset, error) {
-	docs, err := c.meta.List(ctx, offsetsColl(ds.Ident()))
+	out, err := decodeAll(ctx, c.meta, offsetsColl(ds.Ident()), func(id string, o *Offset) bool {
+		o.Consumer = id
+		return o.TableUUID == ds.UUID
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list offsets of %s: %w", ds.Ident().Short(), err)
-	}
-	out := make([]Offset, 0, len(docs))
-	for _, d := range docs {
-		var o Offset
-		if err := d.Decode(&o); err != nil {
-			return nil, err
-		}
-		if o.TableUUID != ds.UUID {
-			continue
-		}
-		o.Consumer = d.ID()
-		out = append(out, o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Consumer < out[j].Consumer })
 	return out, nil

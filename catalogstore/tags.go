@@ -110,17 +110,9 @@ func (c *Catalog) Tag(ctx context.Context, ds *Dataset, name string) (*Tag, erro
 // Tags lists a dataset's tags by name. Tagged snapshots are pinned against
 // expiry.
 func (c *Catalog) Tags(ctx context.Context, ds *Dataset) ([]Tag, error) {
-	docs, err := c.meta.List(ctx, meta.Join(datasetPath(ds.Ident()), "tags"))
+	out, err := decodeAll[Tag](ctx, c.meta, meta.Join(datasetPath(ds.Ident()), "tags"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("list tags of %s: %w", ds.Ident().Short(), err)
-	}
-	out := make([]Tag, 0, len(docs))
-	for _, d := range docs {
-		var t Tag
-		if err := d.Decode(&t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -144,17 +144,9 @@ func (c *Catalog) ViewStatements(ctx context.Context, id Ident) ([]Statement, er
 // statements lists the SQL versions kept below a view's or materialized
 // view's document, oldest first.
 func (c *Catalog) statements(ctx context.Context, doc string) ([]Statement, error) {
-	docs, err := c.meta.List(ctx, meta.Join(doc, "statement"))
+	out, err := decodeAll[Statement](ctx, c.meta, meta.Join(doc, "statement"), nil)
 	if err != nil {
 		return nil, err
-	}
-	out := make([]Statement, 0, len(docs))
-	for _, d := range docs {
-		var s Statement
-		if err := d.Decode(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
 	}
 	sortStatements(out)
 	return out, nil

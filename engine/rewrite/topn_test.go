@@ -159,30 +159,6 @@ func TestTopN_StagedWrites(t *testing.T) {
 	}
 }
 
-// TestTopN_Refuses: shapes the top-N cannot compute exactly keep GMS's
-// plan.
-func TestTopN_Refuses(t *testing.T) {
-	conn := topNTable(t)
-	for _, q := range []string{
-		"SELECT i FROM t ORDER BY i + 1 LIMIT 3",
-		"SELECT i + 1 FROM t ORDER BY i LIMIT 3",
-		"SELECT cs FROM t ORDER BY cs LIMIT 3", // case-insensitive collation
-		"SELECT i FROM t WHERE i > 0 OR k = 1 ORDER BY i LIMIT 3",
-		"SELECT i FROM t WHERE LOWER(s) = 'a' ORDER BY i LIMIT 3",
-		"SELECT SQL_CALC_FOUND_ROWS i FROM t ORDER BY i LIMIT 3",
-		"SELECT i FROM t ORDER BY i",
-		"SELECT i FROM t ORDER BY RAND() LIMIT 3",
-		"SELECT i * 2 AS x FROM t ORDER BY x LIMIT 3",
-		"SELECT t.i FROM t JOIN n ON t.i = n.a ORDER BY t.i LIMIT 3",
-		"SELECT DISTINCT i FROM t ORDER BY i LIMIT 3",
-		"SELECT k, COUNT(*) FROM t GROUP BY k ORDER BY k LIMIT 2",
-	} {
-		if strings.Contains(enginetest.Explain(t, conn, q), "TopNScan") {
-			t.Errorf("pushed down: %s", q)
-		}
-	}
-}
-
 // TestLimit_MatchesRowPath: a bare LIMIT (over which the table reads at
 // most that many rows, or lazily under a filter) returns the first rows
 // of the unlimited row path's answer, in scan order.

@@ -144,37 +144,6 @@ func TestVectorJoin_Aliases(t *testing.T) {
 	}
 }
 
-// TestVectorJoin_Refuses: joins and aggregates outside the vectorised
-// path keep GMS's plan, and still answer.
-func TestVectorJoin_Refuses(t *testing.T) {
-	conn := joinTables(t)
-	for _, q := range []string{
-		"SELECT d.name, COUNT(*) FROM f LEFT JOIN d ON f.k = d.dk GROUP BY d.name",
-		"SELECT d.name, COUNT(*) FROM d RIGHT JOIN f ON f.k = d.dk GROUP BY d.name",
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k < d.dk GROUP BY d.name",
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.dk OR f.k2 = d.dk2 GROUP BY d.name",
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.vs GROUP BY d.name",   // INT = VARCHAR
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.w GROUP BY d.name",    // INT = DECIMAL
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k <=> d.dk GROUP BY d.name", // NULL-safe
-		"SELECT d.name, COUNT(DISTINCT f.i, f.k) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",
-		"SELECT d.name, SUM(f.v + d.w) FROM f JOIN d ON f.k = d.dk GROUP BY d.name",
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.dk WHERE f.i > d.n GROUP BY d.name",
-		"SELECT ci.name, COUNT(*) FROM f JOIN ci ON f.k = ci.dk GROUP BY ci.name", // case-insensitive collation
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.dk JOIN e ON e.dk = d.dk GROUP BY d.name",
-		"SELECT d.name, COUNT(*) FROM f JOIN d ON f.k = d.dk WHERE f.k IN (SELECT dk FROM e) GROUP BY d.name",
-	} {
-		if strings.Contains(enginetest.Explain(t, conn, q), "VectorJoinAggregate") {
-			t.Errorf("vectorised: %s", q)
-		}
-		enginetest.Typed(t, conn, q, false) // answers
-	}
-	// Refused shapes answer as the row path does.
-	q := "SELECT d.name, COUNT(*), SUM(f.v) FROM f LEFT JOIN d ON f.k = d.dk GROUP BY d.name"
-	if got, want := enginetest.Typed(t, conn, q, false), enginetest.Typed(t, conn, strings.Replace(q, "GROUP BY", "WHERE "+rowPathJoin+" GROUP BY", 1), false); got != want {
-		t.Errorf("%s\ngot:\n%s\nwant:\n%s", q, got, want)
-	}
-}
-
 // TestVectorJoin_BuildBoundFallsBack: a build side above
 // lakesql_join_build_rows runs the replaced plan, with the same results.
 func TestVectorJoin_BuildBoundFallsBack(t *testing.T) {
