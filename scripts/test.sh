@@ -6,8 +6,9 @@ go=${GO:-go}
 timeout=${TIMEOUT:-25m}
 pkgs=$($go list ./... | grep -v '/conformance$')
 $go test -count=1 -timeout "$timeout" $pkgs
-# Readers lakesql did not write (iceberg-go), in their own module.
-(cd interop && $go test -count=1 -timeout "$timeout" ./...)
+# Readers lakesql did not write (iceberg-go, icebird), in their own module;
+# -mod=mod lets it follow the main module's requirements as they change.
+(cd interop && $go test -mod=mod -count=1 -timeout "$timeout" ./...)
 $go test -count=1 -timeout "$timeout" -v ./conformance/ | grep -v -e '^=== RUN' -e '^=== PAUSE' -e '^=== CONT'
 # bench/ is its own module (DuckDB's cgo): its tests include the TPC-H
 # correctness check at SF 0.01 against DuckDB (about four minutes on a

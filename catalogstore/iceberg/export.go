@@ -90,11 +90,26 @@ func (x *export) run(ctx context.Context) (*Result, error) {
 	if err := x.loadSchemas(ctx, live); err != nil {
 		return nil, err
 	}
+	// Snapshots the current metadata.json lists have their manifest lists
+	// (it is written after them): no need to look.
+	_, prev, err := x.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	exported := map[int64]bool{}
+	if prev != nil {
+		for _, s := range prev.Snapshots {
+			exported[s.SnapshotID] = true
+		}
+	}
 	// Manifest lists, oldest first, each from its parent's.
 	written := 0
 	states := map[int64]*listState{}
 	for i := range live {
 		snap := &live[i]
+		if exported[snap.ID] {
+			continue
+		}
 		if _, err := x.store.Stat(ctx, x.listKey(snap.ID)); err == nil {
 			continue
 		} else if !errors.Is(err, blob.ErrNotFound) {
