@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"io"
 
@@ -63,8 +64,9 @@ func buildCTAS(ctx *sql.Context, inner sql.NodeExecBuilder, n sql.Node, r sql.Ro
 	return &ctasIter{inner: iter, sess: sess, id: id}, nil
 }
 
-// ctasIter remembers whether the statement failed, and drops the created
-// table on Close if it did (Close is where the rows commit).
+// ctasIter drops the created table when producing the rows fails, or when
+// closing does (where the rows commit under a transaction-committing
+// iterator of its own).
 type ctasIter struct {
 	inner  sql.RowIter
 	sess   *Session
@@ -74,8 +76,12 @@ type ctasIter struct {
 
 func (it *ctasIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := it.inner.Next(ctx)
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil && !errors.Is(err, io.EOF) && !it.failed {
+		// Dropped now: the wire server does not always close an iterator
+		// whose Next failed.
 		it.failed = true
+		it.sess.setPendingCTAS(nil)
+		dropCreated(ctx, it.sess, it.id)
 	}
 	return row, err
 }
@@ -101,8 +107,11 @@ func (it *ctasIter) WithChildIter(child sql.RowIter) sql.RowIter {
 
 // dropCreated drops a table a failed CTAS created, with whatever the
 // statement staged for it.
-func dropCreated(ctx *sql.Context, sess *Session, id catalogstore.Ident) {
+func dropCreated(sctx *sql.Context, sess *Session, id catalogstore.Ident) {
 	sess.writes.Forget(id)
+	// The statement's context may be cancelled by now (the wire server
+	// cancels it when a row fails): the clean-up must still run.
+	ctx := context.WithoutCancel(sctx)
 	if _, err := sess.e.cat.Dataset(ctx, id); err != nil {
 		return
 	}

@@ -88,9 +88,90 @@ var guardScripts = []scriptTest{
 	},
 }
 
-// TestGuardScripts runs guardScripts embedded and over the wire.
+// alterScripts: ALTER and CTAS are all or nothing, and column defaults
+// are kept and used (issue 17).
+var alterScripts = []scriptTest{
+	{
+		name: "ADD COLUMN with a DEFAULT on a table with rows: old rows read the default, time travel the old schema",
+		setup: []string{
+			"CREATE DATABASE d",
+			"CREATE TABLE d.dd (a INT)",
+			"INSERT INTO d.dd VALUES (1)",
+			"ALTER TABLE d.dd ADD COLUMN b INT DEFAULT 7",
+			"INSERT INTO d.dd (a) VALUES (2)",
+		},
+		checks: []check{
+			{query: "SELECT a, b FROM d.dd", want: []string{"1|7", "2|7"}},
+			{query: "SELECT * FROM d.dd AS OF 1", want: []string{"1"}},
+			{query: "SELECT COUNT(*) FROM d.dd WHERE b = 7", want: []string{"2"}},
+			{query: "SELECT operation FROM `d`.`dd$snapshots` ORDER BY snapshot_id", ordered: true, want: []string{"append", "overwrite", "append"}},
+			{query: "SHOW CREATE TABLE d.dd", want: []string{"dd|CREATE TABLE `dd` (\n  `a` int,\n  `b` int DEFAULT '7'\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin"}},
+		},
+	},
+	{
+		name: "CREATE TABLE defaults are stored and used by INSERT; ADD COLUMN DEFAULT on an empty table keeps it",
+		setup: []string{
+			"CREATE DATABASE d",
+			"CREATE TABLE d.t (a INT DEFAULT 5, s VARCHAR(10) DEFAULT 'none', b INT)",
+			"INSERT INTO d.t (b) VALUES (1)",
+			"CREATE TABLE d.e (a INT)",
+			"ALTER TABLE d.e ADD COLUMN c INT DEFAULT 3",
+			"INSERT INTO d.e (a) VALUES (1)",
+		},
+		checks: []check{
+			{query: "SELECT a, s, b FROM d.t", want: []string{"5|none|1"}},
+			{query: "SELECT a, c FROM d.e", want: []string{"1|3"}},
+		},
+	},
+	{
+		name: "MODIFY that the data cannot honour is refused and changes nothing; one it can is applied",
+		setup: []string{
+			"CREATE DATABASE d",
+			"CREATE TABLE d.m (x INT, label VARCHAR(20))",
+			"INSERT INTO d.m VALUES (1, 'fourteen chars'), (NULL, 'ab')",
+		},
+		checks: []check{
+			{query: "ALTER TABLE d.m MODIFY label VARCHAR(2)", wantErr: "1406 too large"},
+			{query: "ALTER TABLE d.m MODIFY x INT NOT NULL", wantErr: "1048 x"},
+			{query: "SELECT x, label FROM d.m", want: []string{"1|fourteen chars", "NULL|ab"}},
+			{query: "SELECT COUNT(*) FROM `d`.`m$snapshots`", want: []string{"1"}},
+			{query: "ALTER TABLE d.m MODIFY label VARCHAR(14) NOT NULL", want: nil},
+			{query: "INSERT INTO d.m VALUES (3, NULL)", wantErr: "1048 label"},
+			{query: "SELECT x, label FROM d.m", want: []string{"1|fourteen chars", "NULL|ab"}},
+		},
+	},
+	{
+		name: "a failed ALTER leaves no column behind",
+		setup: []string{
+			"CREATE DATABASE d",
+			"CREATE TABLE d.f (a INT)",
+			"INSERT INTO d.f VALUES (1)",
+		},
+		checks: []check{
+			{query: "ALTER TABLE d.f ADD COLUMN b INT DEFAULT 'x'", wantErr: "1366 default"},
+			{query: "SELECT * FROM d.f", want: []string{"1"}},
+		},
+	},
+	{
+		name: "a failed CREATE TABLE … AS SELECT leaves no table",
+		setup: []string{
+			"CREATE DATABASE d",
+			"CREATE TABLE d.src (a INT)",
+			"INSERT INTO d.src VALUES (1)",
+		},
+		checks: []check{
+			{query: "CREATE TABLE d.c AS SELECT a, JSON_EXTRACT('{bad', '$') AS j FROM d.src", wantErr: "3141 JSON"},
+			{query: "SHOW TABLES FROM d", want: []string{"src"}},
+			{query: "CREATE TABLE d.c AS SELECT a FROM d.src", want: nil},
+			{query: "SELECT a FROM d.c", want: []string{"1"}},
+		},
+	},
+}
+
+// TestGuardScripts runs guardScripts and alterScripts embedded and over
+// the wire.
 func TestGuardScripts(t *testing.T) {
-	for _, st := range guardScripts {
+	for _, st := range append(append([]scriptTest(nil), guardScripts...), alterScripts...) {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("embedded", func(t *testing.T) {
 				e := enginetest.Open(t)
