@@ -143,7 +143,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	initVariables()
 	e.prov = provider.New(e.cat)
 	registerProcedures(e)
-	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress)).Build()
+	installAuth()
+	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
+		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants)).Build()
 	a.ExecBuilder = guardedBuilder{inner: a.ExecBuilder}
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.
