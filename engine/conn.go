@@ -117,6 +117,8 @@ func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
 
 func (c *Conn) run(ctx context.Context, query string, parsed sqlparser.Statement) (_ Result, err error) {
 	sctx := c.newContext(ctx, query)
+	c.e.running.Add(1)
+	defer c.e.running.Add(-1)
 	var iter sql.RowIter
 	defer func() {
 		if r := recover(); r != nil {

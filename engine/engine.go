@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -95,6 +96,10 @@ type Engine struct {
 	jobs *jobs.Jobs
 	// hydrator fills deferred statistics in the background.
 	hydrator *jobs.Hydrator
+	// running counts embedded statements in flight (the wire server's are
+	// in GMS's process list); releaser returns idle heap to the OS.
+	running  atomic.Int64
+	releaser *memReleaser
 }
 
 // Open opens the stores named by cfg and assembles the engine.
@@ -161,6 +166,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.
 	sql.GlobalParser = e.parser
+	e.releaser = startMemReleaser(e.busy, e.log)
+	e.close = append(e.close, e.releaser.Close)
 	e.hydrator = jobs.StartHydrator(e.cat, e.log)
 	e.close = append(e.close, e.hydrator.Close)
 	if e.jobs, err = jobs.Start(e.cat, cfg.Jobs, e.runJobByID, e.hydrator.AfterCommit); err != nil {
