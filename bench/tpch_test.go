@@ -28,9 +28,6 @@ const (
 // matches DuckDB, and each listed query still fails for that reason, so
 // fixing one forces removing it from this list.
 var tpchKnownFailures = map[string]knownFailure{
-	"Q11": {match: "the subquery returned more than 1 row (errno 1242)",
-		why: "GMS binds the HAVING subquery's SUM(ps_supplycost * ps_availqty) to the outer query's aggregate of the same text, " +
-			"so the subquery loses its GroupBy and returns one row per joined row (spelled SUM(ps_availqty * ps_supplycost) it answers correctly)"},
 	"Q13": {match: "timed out after",
 		why: "the LEFT OUTER JOIN's ON has a NOT LIKE conjunct besides the key equality: GMS runs it as a nested loop (customer × orders)"},
 	"Q18": {match: "timed out after",

@@ -80,7 +80,7 @@ func (c *Conn) Query(ctx context.Context, query string) ([]Result, error) {
 		}
 		res, err := c.run(ctx, stmt, parsed)
 		if err != nil {
-			return out, err
+			return out, mysqlfix.FixMessage(err, stmt)
 		}
 		out = append(out, res)
 		rest = remainder

@@ -91,7 +91,8 @@ type PanicGuard struct {
 }
 
 // guard runs fn, turning a panic (and a panic GMS recovered while
-// streaming rows) into a logged 1105 error.
+// streaming rows) into a logged 1105 error; other errors get their
+// message fixed (errmessages.go).
 func (g PanicGuard) guard(ctx context.Context, c *mysql.Conn, query string, fn func() error) error {
 	err := CatchPanic(ctx, g.Log, query, fn)
 	var pe *PanicError
@@ -119,7 +120,7 @@ func (g PanicGuard) guard(ctx context.Context, c *mysql.Conn, query string, fn f
 		}
 		return (&PanicError{Value: cause}).SQLError()
 	}
-	return err
+	return FixMessage(err, query)
 }
 
 func (g PanicGuard) logger() *slog.Logger {

@@ -1,0 +1,80 @@
+package mysqlfix
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// GMS v0.20.0 creates some of its errors without the values their
+// messages name, and the client reads "expression #%!d(MISSING) of SELECT
+// list contains nonaggregated column '%!s(MISSING)'". Every error a client
+// sees passes FixMessage once (the wire handler's PanicGuard and
+// engine.Conn), which puts the real values back where the statement
+// gives them and never lets a format artifact through.
+
+// missingVerb is what fmt writes for a verb without a value.
+var missingVerb = regexp.MustCompile(`%!\w?\(MISSING\)`)
+
+// gmsWindowMix is the message GMS gives a window function beside
+// aggregation: sql.ErrNonAggregatedColumnWithoutGroupBy created without
+// values (planbuilder/aggregates.go, buildAggregateFunc and
+// buildWindowFunc).
+var gmsWindowMix = sql.ErrNonAggregatedColumnWithoutGroupBy.New().Error()
+
+// FixMessage returns err with a readable message when GMS formatted it
+// without its values; any other error is returned unchanged.
+func FixMessage(err error, query string) error {
+	var se *mysql.SQLError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "(MISSING)") {
+		return err
+	}
+	if se.Message == gmsWindowMix {
+		return windowMixError(query)
+	}
+	// Nothing in the statement says what the value was: say so plainly.
+	msg := missingVerb.ReplaceAllString(se.Message, "?")
+	return mysql.NewSQLError(se.Num, se.State, "%s", msg)
+}
+
+// windowMixError names the select-list expression that mixes a window
+// function with aggregation, which the rewrite in windowagg.go does not
+// reach (inside a subquery, or beside SELECT *).
+func windowMixError(query string) error {
+	expr, pos := "", 0
+	if st, err := ast.Parse(markRollup(query)); err == nil {
+		_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+			sel, ok := n.(*ast.Select)
+			if !ok || expr != "" {
+				return expr == "", nil
+			}
+			for i, se := range sel.SelectExprs {
+				if containsExpr(se, isWindow) && (len(sel.GroupBy) > 0 || containsExpr(sel.SelectExprs, isAggregate)) {
+					expr, pos = render(se), i+1
+					if ae, ok := se.(*ast.AliasedExpr); ok && ae.InputExpression != "" {
+						// The text as written; vitess keeps a dangling
+						// "AS" in it when there is an alias.
+						expr = strings.TrimSpace(ae.InputExpression)
+						if !ae.As.IsEmpty() && len(expr) > 3 && strings.EqualFold(expr[len(expr)-3:], " as") {
+							expr = strings.TrimSpace(expr[:len(expr)-3])
+						}
+					}
+					break
+				}
+			}
+			return expr == "", nil
+		}, st)
+	}
+	if expr == "" {
+		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+			"This version of lakesql doesn't yet support: window functions beside aggregation in this position (a subquery or SELECT *)")
+	}
+	return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000", "%s",
+		fmt.Sprintf("This version of lakesql doesn't yet support: expression #%d of SELECT list (%s) is a window function in a grouped query inside a subquery or beside SELECT *; "+
+			"move the grouping into a derived table", pos, expr))
+}
