@@ -13,13 +13,14 @@ import (
 const tpchTestSF = 0.01
 
 // tpchTestTimeout bounds each query in TestTPCHCorrect that should
-// answer: generous, since lakesql takes up to ~12 s (Q20) per path on a
+// answer: generous, since lakesql takes up to ~13 s (Q20) per path on a
 // loaded 2-core machine at SF 0.01. tpchKnownTimeout bounds the known
-// failures: each known timeout costs this much, so the test takes about
-// three minutes.
+// timeouts: short, well below what they take (Q13 ~18 s, the others
+// more, on that machine), so load does not turn them into passes; a
+// query that gets this fast is effectively fixed.
 const (
 	tpchTestTimeout  = 120 * time.Second
-	tpchKnownTimeout = 20 * time.Second
+	tpchKnownTimeout = 3 * time.Second
 )
 
 // tpchKnownFailures are the queries lakesql does not answer correctly
@@ -61,10 +62,12 @@ func TestTPCHCorrect(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	seen := map[string]bool{}
+	names := map[string]bool{}
+	for _, q := range env.queries {
+		names[q.Name] = true
+	}
 	for _, q := range env.queries {
 		t.Run(q.Name, func(t *testing.T) {
-			seen[q.Name] = true
 			embedded := func(ctx context.Context, s string, d time.Duration) ([][]any, float64, error) {
 				return queryEmbedded(ctx, env.conn, s, d)
 			}
@@ -107,7 +110,7 @@ func TestTPCHCorrect(t *testing.T) {
 		})
 	}
 	for name := range tpchKnownFailures {
-		if !seen[name] {
+		if !names[name] {
 			t.Errorf("tpchKnownFailures lists %s, which is not a TPC-H query", name)
 		}
 	}

@@ -11,6 +11,6 @@ $go test -count=1 -timeout "$timeout" $pkgs
 (cd interop && $go test -mod=mod -count=1 -timeout "$timeout" ./...)
 $go test -count=1 -timeout "$timeout" -v ./conformance/ | grep -v -e '^=== RUN' -e '^=== PAUSE' -e '^=== CONT'
 # bench/ is its own module (DuckDB's cgo): its tests include the TPC-H
-# correctness check at SF 0.01 against DuckDB (about four minutes on a
+# correctness check at SF 0.01 against DuckDB (about 75 s of test on a
 # loaded 2-core machine, plus the first cgo build of DuckDB).
 (cd bench && $go test -count=1 -timeout "$timeout" ./...)
