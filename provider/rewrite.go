@@ -53,6 +53,12 @@ func (t *Table) RewriteInserter(ctx *sql.Context, _, newSchema sql.PrimaryKeySch
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
+	if oldColumn == nil && newColumn == nil {
+		// CREATE UNIQUE INDEX: GMS has already called CreateIndex, which
+		// recorded the definition; lakehouse tables keep no index data, so
+		// the rows GMS streams for the "build" change nothing.
+		return indexBuildInserter{}, nil
+	}
 	sess, err := sessionOf(ctx)
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
@@ -222,3 +228,13 @@ func (c *chanIter) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (c *chanIter) Close(*sql.Context) error { return nil }
+
+// indexBuildInserter takes the rows of a unique-index "build" and keeps
+// none of them: an index on a lakesql table is metadata only.
+type indexBuildInserter struct{}
+
+func (indexBuildInserter) StatementBegin(*sql.Context)              {}
+func (indexBuildInserter) DiscardChanges(*sql.Context, error) error { return nil }
+func (indexBuildInserter) StatementComplete(*sql.Context) error     { return nil }
+func (indexBuildInserter) Insert(*sql.Context, sql.Row) error       { return nil }
+func (indexBuildInserter) Close(*sql.Context) error                 { return nil }
