@@ -4,8 +4,10 @@
 //
 // It translates between GMS and catalogstore and holds no catalog rules:
 // names, guards, commits and their errors come from catalogstore. Writes
-// are staged in the session (WriteSet) and committed by the engine's
-// session at the end of each statement, or at COMMIT, as one catalog commit
+// are staged in the session's write transaction (WriteSet, a
+// catalogstore/txn.Txn): the row editor (writes.go) only converts GMS rows
+// to Arrow records (arrowrow) and hands them over; the engine's session
+// commits at the end of each statement, or at COMMIT, one catalog commit
 // per dataset.
 //
 // Files follow GMS's memory package: provider.go, database.go, table.go,

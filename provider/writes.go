@@ -144,11 +144,12 @@ func (e *editor) StatementComplete(ctx *sql.Context) error {
 	if err := e.flush(ctx); err != nil {
 		return sqlerr.Wrap(err)
 	}
+	var err error
 	if e.tt != nil {
-		e.tt.Complete()
+		err = e.tt.Complete(ctx)
 	}
 	e.tt = nil
-	return nil
+	return sqlerr.Wrap(err)
 }
 
 // Insert implements sql.RowInserter.

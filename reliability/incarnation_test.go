@@ -194,6 +194,7 @@ func TestIncarnation_UnderLoad(t *testing.T) {
 		must(t, ddl, "USE d") // GMS's RENAME TABLE wants a current database
 
 		var drops atomic.Int64 // DROPs begun so far
+		var acks atomic.Int64  // transactions acknowledged so far
 		type outcome struct {
 			acked      bool
 			dropsAtBeg int64
@@ -236,6 +237,9 @@ func TestIncarnation_UnderLoad(t *testing.T) {
 						}
 					}
 					o.acked = err == nil
+					if o.acked {
+						acks.Add(1)
+					}
 					mu.Lock()
 					if err != nil {
 						reasons[errCode(err)]++
@@ -252,7 +256,13 @@ func TestIncarnation_UnderLoad(t *testing.T) {
 			}()
 		}
 		for cycle := 0; cycle < ddlCycles; cycle++ {
-			time.Sleep(60 * time.Millisecond) // let transactions commit between cycles
+			// Let transactions commit between cycles: at least one more is
+			// acknowledged (on a loaded machine a fixed pause is not enough).
+			seen := acks.Load()
+			for t0 := time.Now(); acks.Load() == seen && time.Since(t0) < 5*time.Second; {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(30 * time.Millisecond)
 			if cycle%2 == 0 {
 				must(t, ddl, fmt.Sprintf("RENAME TABLE d.l TO d.l_%d", cycle))
 			} else {

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lakesql/lakesql/catalogstore/manifest"
+	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
 // multiset counts row keys still to delete.
@@ -44,6 +45,11 @@ func (t *Table) takeFrom(ctx context.Context, want multiset, recs []arrow.Record
 // none was, kept is nil and recs stay as they are.
 func (t *Table) filter(ctx context.Context, recs []arrow.Record, keep func(key string) bool) (kept []arrow.Record, dropped bool, err error) {
 	cols, types := allCols(t.tg.schema)
+	return filterCols(ctx, recs, cols, types, keep)
+}
+
+// filterCols is filter over the key of the columns cols only.
+func filterCols(ctx context.Context, recs []arrow.Record, cols []int, types []schema.Type, keep func(key string) bool) (kept []arrow.Record, dropped bool, err error) {
 	keeps := make([][]int64, len(recs))
 	for r, rec := range recs {
 		keys, err := rowKeys(rec, cols, types)
@@ -174,11 +180,26 @@ func (t *Table) applyDeletes(ctx context.Context) (removed []string, rewritten [
 			return nil, nil, err
 		}
 		kept, hit, err := t.takeFrom(ctx, want, recs)
-		release(recs)
 		if err != nil {
+			release(recs)
 			return nil, nil, err
 		}
 		if !hit {
+			kept, recs = recs, nil
+		}
+		release(recs)
+		if len(t.keyDeletes) > 0 {
+			old := kept
+			var byKey bool
+			kept, byKey, err = t.dropKeys(ctx, old, t.keyDeletes)
+			release(old)
+			if err != nil {
+				return nil, nil, err
+			}
+			hit = hit || byKey
+		}
+		if !hit {
+			release(kept)
 			continue
 		}
 		removed = append(removed, f.Path)

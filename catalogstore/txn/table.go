@@ -21,14 +21,19 @@ type Table struct {
 	files    []manifest.DataFile
 	rows     int // rows in staged and files
 	deletes  []arrow.Record
-	stmt     *stmtState
+	// keyCols and keyDeletes are the upserts' key columns and the keys
+	// whose committed rows the commit deletes (see Upsert).
+	keyCols    []int
+	keyDeletes map[string]bool
+	stmt       *stmtState
 }
 
 // stmtState is the work of the running statement, discarded if it fails.
 type stmtState struct {
-	ps      *parts
-	files   []manifest.DataFile
-	deletes []arrow.Record
+	ps         *parts
+	files      []manifest.DataFile
+	deletes    []arrow.Record
+	keyDeletes map[string]bool // keys the statement's upserts replace
 }
 
 func (st *stmtState) release() {
@@ -77,6 +82,11 @@ func (t *Table) Append(ctx context.Context, rec arrow.Record) error {
 	if err != nil {
 		return err
 	}
+	return t.appendLocked(ctx, st, rec)
+}
+
+// appendLocked is Append with the Txn locked.
+func (t *Table) appendLocked(ctx context.Context, st *stmtState, rec arrow.Record) error {
 	grown, err := st.ps.add(ctx, rec)
 	if err != nil {
 		return err
@@ -112,13 +122,29 @@ func (t *Table) Delete(rec arrow.Record) error {
 }
 
 // Complete folds the running statement's staging into the transaction.
-func (t *Table) Complete() {
+// It fails only when the statement upserted and the rows staged before
+// could not be read back; the statement's work is then dropped.
+func (t *Table) Complete(ctx context.Context) error {
 	t.x.mu.Lock()
 	defer t.x.mu.Unlock()
 	st := t.stmt
 	t.stmt = nil
 	if st == nil {
-		return
+		return nil
+	}
+	if len(st.keyDeletes) > 0 {
+		// The statement's upserts replace the rows earlier statements
+		// staged with their keys.
+		if err := t.replaceStaged(ctx, st.keyDeletes); err != nil {
+			st.release()
+			return err
+		}
+		if t.keyDeletes == nil {
+			t.keyDeletes = map[string]bool{}
+		}
+		for k := range st.keyDeletes {
+			t.keyDeletes[k] = true
+		}
 	}
 	for k, pr := range st.ps.m {
 		for _, rec := range pr.recs {
@@ -132,6 +158,46 @@ func (t *Table) Complete() {
 		t.rows += int(f.RecordCount)
 	}
 	t.deletes = append(t.deletes, st.deletes...)
+	return nil
+}
+
+// replaceStaged drops the staged rows (of earlier statements) whose key is
+// in set.
+func (t *Table) replaceStaged(ctx context.Context, set map[string]bool) error {
+	for _, k := range t.staged.keys() {
+		pr := t.staged.m[k]
+		kept, dropped, err := t.dropKeys(ctx, pr.recs, set)
+		if err != nil {
+			return err
+		}
+		if !dropped {
+			release(kept)
+			continue
+		}
+		t.rows -= pr.rows
+		release(pr.recs)
+		pr.recs, pr.rows = kept, rowsOf(kept)
+		t.rows += pr.rows
+		if pr.rows == 0 {
+			delete(t.staged.m, k)
+		}
+	}
+	before := 0
+	for _, f := range t.files {
+		before += int(f.RecordCount)
+	}
+	n := t.staged.rows()
+	files, err := t.dropKeysInFiles(ctx, t.files, set, t.staged)
+	if err != nil {
+		return err
+	}
+	after := 0
+	for _, f := range files {
+		after += int(f.RecordCount)
+	}
+	t.files = files
+	t.rows += after - before + t.staged.rows() - n
+	return nil
 }
 
 // Discard drops the running statement's staging; the transaction's other
@@ -141,7 +207,7 @@ func (t *Table) Discard() {
 	defer t.x.mu.Unlock()
 	t.stmt.release()
 	t.stmt = nil
-	if t.rows == 0 && len(t.files) == 0 && len(t.deletes) == 0 && !t.truncate {
+	if t.rows == 0 && len(t.files) == 0 && len(t.deletes) == 0 && len(t.keyDeletes) == 0 && !t.truncate {
 		if cur, ok := t.x.tables[t.tg.ds.Ident().String()]; ok && cur == t {
 			delete(t.x.tables, t.tg.ds.Ident().String())
 		}
@@ -159,7 +225,7 @@ func (t *Table) Truncate() int {
 	}
 	t.staged.release()
 	release(t.deletes)
-	t.rows, t.truncate, t.files, t.deletes = 0, true, nil, nil
+	t.rows, t.truncate, t.files, t.deletes, t.keyDeletes = 0, true, nil, nil, nil
 	return removed
 }
 
@@ -172,7 +238,7 @@ func (t *Table) release() {
 }
 
 func (t *Table) empty() bool {
-	return len(t.staged.m) == 0 && len(t.files) == 0 && len(t.deletes) == 0 && !t.truncate
+	return len(t.staged.m) == 0 && len(t.files) == 0 && len(t.deletes) == 0 && len(t.keyDeletes) == 0 && !t.truncate
 }
 
 // checkIncarnation refuses the commit when the table is gone or is
@@ -222,7 +288,7 @@ func (t *Table) commit(ctx context.Context, author string) error {
 		cm.Operation, cm.ReplaceAll = catalogstore.OpOverwrite, true
 	case t.truncate:
 		cm.Operation, cm.ReplaceAll = catalogstore.OpTruncate, true
-	case len(t.deletes) > 0:
+	case len(t.deletes) > 0 || len(t.keyDeletes) > 0:
 		removed, rewritten, err := t.applyDeletes(ctx)
 		if err != nil {
 			return err

@@ -124,7 +124,9 @@ func stmt(t *testing.T, e *env, tt *txn.Table, add, del []int64) {
 		}
 		r.Release()
 	}
-	tt.Complete()
+	if err := tt.Complete(e.ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // ids returns the ids of the dataset's current rows, sorted, and its head
