@@ -149,7 +149,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.prov = provider.New(e.cat)
 	registerProcedures(e)
 	installAuth()
-	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
+	a := rewrite.AddRules(mysqlfix.AddRules(analyzer.NewBuilder(e.prov)).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
 		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants)).Build()
 	a.ExecBuilder = guardedBuilder{inner: a.ExecBuilder}
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
