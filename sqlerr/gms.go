@@ -26,6 +26,8 @@ var gmsKinds = []struct {
 	{types.ErrLengthBeyondLimit, Code{1406, "22001"}}, // ER_DATA_TOO_LONG
 	{types.ErrConvertingToTime, Code{mysql.ERTruncatedWrongValueForField, "22007"}},
 	{sql.ErrUnsupportedFeature, Code{mysql.ERNotSupportedYet, "42000"}},
+	{sql.ErrStoredProcedureDoesNotExist, Code{1305, "42000"}},  // ER_SP_DOES_NOT_EXIST
+	{sql.ErrStoredProceduresNotSupported, Code{1305, "42000"}}, // a database without procedures has none
 }
 
 // lookupGMS maps a GMS error kind.
