@@ -151,7 +151,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	installAuth()
 	a := rewrite.AddRules(mysqlfix.AddRules(analyzer.NewBuilder(e.prov)).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
 		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants)).Build()
-	a.ExecBuilder = guardedBuilder{inner: a.ExecBuilder}
+	a.ExecBuilder = guardedBuilder{inner: mysqlfix.StrictWrites{Inner: a.ExecBuilder}}
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.
 	a.Catalog.StatsProvider = provider.NewStatsProvider()

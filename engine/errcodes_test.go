@@ -61,3 +61,39 @@ func TestReadOnlyIs1290(t *testing.T) {
 		t.Errorf("INSERT on a read-only engine: %d %s, want 1290", code, msg)
 	}
 }
+
+// strictDivisionScript: in strict mode (the default) a division by zero
+// in the values an INSERT or UPDATE writes is 1365 and nothing is
+// written; SELECT still answers NULL, and a NULL operand is NULL.
+var strictDivisionScript = scriptTest{
+	name: "strict division by zero",
+	setup: []string{
+		"CREATE DATABASE d",
+		"CREATE TABLE d.u (a INT, x DECIMAL(6,2))",
+		"INSERT INTO d.u VALUES (2, 1.50)",
+	},
+	checks: []check{
+		{query: "INSERT INTO d.u VALUES (1/0, 1)", wantErr: "1365 division by 0"},
+		{query: "INSERT INTO d.u VALUES (1, 5 DIV 0)", wantErr: "1365 division by 0"},
+		{query: "INSERT INTO d.u SELECT a MOD 0, x FROM d.u", wantErr: "1365 division by 0"},
+		{query: "UPDATE d.u SET a = a / 0", wantErr: "1365 division by 0"},
+		{query: "UPDATE d.u SET x = x / 0.00 WHERE a = 2", wantErr: "1365 division by 0"},
+		{query: "SELECT a, x FROM d.u", want: []string{"2|1.50"}},
+		{query: "SELECT 1/0", want: []string{"NULL"}},
+		{query: "INSERT INTO d.u VALUES (NULL/0, 2)", want: nil},
+		{query: "SELECT COUNT(*), COUNT(a) FROM d.u", want: []string{"2|1"}},
+		{query: "SET sql_mode = ''", want: nil},
+		{query: "INSERT INTO d.u VALUES (1/0, 3)", want: nil},
+		{query: "SELECT COUNT(*), COUNT(a) FROM d.u", want: []string{"3|1"}},
+	},
+}
+
+func TestStrictDivisionByZero(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) {
+		runScript(t, strictDivisionScript.name, embedded(t, enginetest.Open(t)), strictDivisionScript)
+	})
+	t.Run("wire", func(t *testing.T) {
+		h, _ := serve(t, enginetest.Open(t), "")
+		runScript(t, strictDivisionScript.name, wire(t, h), strictDivisionScript)
+	})
+}
