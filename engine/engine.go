@@ -87,7 +87,7 @@ type Engine struct {
 	gms    *sqle.Engine
 	cat    *catalogstore.Catalog
 	prov   *provider.Provider
-	parser *ddl.Parser
+	parser sql.Parser
 	log    *slog.Logger
 	close  []func() error
 	// created: Open created the configured workspace.
@@ -149,9 +149,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.prov = provider.New(e.cat)
 	registerProcedures(e)
 	installAuth()
-	a := rewrite.AddRules(analyzer.NewBuilder(e.prov).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
+	a := rewrite.AddRules(mysqlfix.AddRules(analyzer.NewBuilder(e.prov)).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
 		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants)).Build()
-	a.ExecBuilder = guardedBuilder{inner: a.ExecBuilder}
+	a.ExecBuilder = guardedBuilder{inner: mysqlfix.StrictWrites{Inner: a.ExecBuilder}}
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.
 	a.Catalog.StatsProvider = provider.NewStatsProvider()
@@ -161,7 +161,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	e.parser = ddl.NewParser(mysqlfix.NewParser(sql.NewMysqlParser()))
+	e.parser = mysqlfix.NewCallGuard(ddl.NewParser(mysqlfix.NewParser(sql.NewMysqlParser())), e.gms.Analyzer.Catalog)
 	e.gms.Parser = e.parser
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.

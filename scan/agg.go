@@ -78,8 +78,9 @@ func supportsAgg(kind AggKind, t schema.Type) bool {
 	return false
 }
 
-// newAccum makes the accumulator for kind over a column of type t.
-func newAccum(kind AggKind, t schema.Type) accum {
+// newAccum makes the accumulator for kind over a column of type t; scale
+// is the result's scale of an exact SUM or AVG (AggSpec.Scale).
+func newAccum(kind AggKind, t schema.Type, scale int32) accum {
 	switch kind {
 	case AggCountStar:
 		return &countAcc{star: true}
@@ -93,9 +94,9 @@ func newAccum(kind AggKind, t schema.Type) accum {
 		case schema.Float32, schema.Float64:
 			return &floatSum{avg: avg}
 		case schema.Decimal:
-			return &decSum{avg: avg, scale: int32(t.Scale)}
+			return &decSum{avg: avg, scale: int32(t.Scale), out: scale}
 		default:
-			return &intSum{avg: avg}
+			return &intSum{avg: avg, out: scale}
 		}
 	case AggMin, AggMax:
 		dir := -1
@@ -164,17 +165,18 @@ func (c *countAcc) merge(o accum, remap []int32) {
 	}
 }
 
-// intSum sums integers exactly in 128 bits; GMS returns the SUM (and AVG)
-// of integers as float64.
+// intSum sums integers exactly in 128 bits and answers a DECIMAL at scale
+// out, like MySQL (and mysqlfix.Sum and Avg on the row path).
 type intSum struct {
 	avg    bool
+	out    int32
 	hi     []int64
 	lo     []uint64
 	n      []int64
 	signed bool
 }
 
-func (s *intSum) fresh() accum { return &intSum{avg: s.avg} }
+func (s *intSum) fresh() accum { return &intSum{avg: s.avg, out: s.out} }
 func (s *intSum) grow(n int) {
 	s.hi, s.lo, s.n = growTo(s.hi, n), growTo(s.lo, n), growTo(s.n, n)
 }
@@ -251,11 +253,17 @@ func (s *intSum) result(g int) any {
 	if s.n[g] == 0 {
 		return nil
 	}
-	f, _ := new(big.Float).SetInt(s.big(g)).Float64()
-	if s.avg {
-		return f / float64(s.n[g])
+	return exactResult(decimal.NewFromBigInt(s.big(g), 0), s.n[g], s.out, s.avg)
+}
+
+// exactResult is SUM (avg false) or AVG of values summing to sum over n
+// rows at the result's scale, rounded half away from zero as MySQL
+// divides: mysqlfix.DecimalResult, which the row path applies.
+func exactResult(sum decimal.Decimal, n int64, scale int32, avg bool) decimal.Decimal {
+	if avg {
+		sum = sum.DivRound(decimal.NewFromInt(n), scale)
 	}
-	return f
+	return sum.Round(scale)
 }
 
 // floatSum is SUM/AVG over floats, as float64 like GMS.
@@ -305,19 +313,18 @@ func (s *floatSum) result(g int) any {
 }
 
 // decSum sums DECIMAL values exactly in 192 bits (a 128-bit value never
-// overflows it within 2^64 rows), returned as decimal.Decimal like GMS's
-// (unbounded) decimal sum; AVG divides like GMS: DivRound to the sum's
-// scale + 4.
+// overflows it within 2^64 rows) and answers a DECIMAL at scale out.
 type decSum struct {
 	avg   bool
-	scale int32
+	scale int32 // the values'
+	out   int32
 	lo    []uint64
 	mid   []uint64
 	top   []int64
 	n     []int64
 }
 
-func (s *decSum) fresh() accum { return &decSum{avg: s.avg, scale: s.scale} }
+func (s *decSum) fresh() accum { return &decSum{avg: s.avg, scale: s.scale, out: s.out} }
 func (s *decSum) grow(n int) {
 	s.lo, s.mid, s.top, s.n = growTo(s.lo, n), growTo(s.mid, n), growTo(s.top, n), growTo(s.n, n)
 }
@@ -384,8 +391,6 @@ func (s *decSum) result(g int) any {
 	if s.n[g] == 0 {
 		return nil
 	}
-	// GMS starts its sum at decimal 0 (exponent 0) and adds: the
-	// exponent is min(0, -scale).
 	var sum decimal.Decimal
 	if sign := int64(s.lo[g]) >> 63; s.top[g] == sign && s.mid[g] == uint64(sign) {
 		sum = decimal.New(int64(s.lo[g]), -s.scale) // fits in 64 bits: no big.Int
@@ -397,10 +402,7 @@ func (s *decSum) result(g int) any {
 		b.Add(b, new(big.Int).SetUint64(s.lo[g]))
 		sum = decimal.NewFromBigInt(b, -s.scale)
 	}
-	if !s.avg {
-		return sum
-	}
-	return sum.DivRound(decimal.NewFromInt(s.n[g]), -sum.Exponent()+4)
+	return exactResult(sum, s.n[g], s.out, s.avg)
 }
 
 // extreme is MIN/MAX over an ordered Go type with GMS's semantics: the

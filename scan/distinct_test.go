@@ -127,7 +127,7 @@ func TestCountDistinct_MatchesGMS(t *testing.T) {
 			for g := range ref {
 				ref[g] = gmsCountDistinct(t, c.sqlT)
 			}
-			total := newAccum(AggCountDistinct, c.typ)
+			total := newAccum(AggCountDistinct, c.typ, 0)
 			total.grow(groups)
 			for part := 0; part < 1+rng.Intn(4); part++ {
 				// A partial meets a random subset of the groups, numbered in
@@ -197,12 +197,12 @@ func TestCountDistinct_MergeUnions(t *testing.T) {
 	part := func(vals []any, gid []int32, groups int) accum {
 		arr := buildArray(t, arrow.PrimitiveTypes.Int64, vals)
 		defer arr.Release()
-		a := newAccum(AggCountDistinct, i64)
+		a := newAccum(AggCountDistinct, i64, 0)
 		a.grow(groups)
 		a.update(arr, rowsUpTo(len(vals)), gid)
 		return a
 	}
-	total := newAccum(AggCountDistinct, i64)
+	total := newAccum(AggCountDistinct, i64, 0)
 	total.grow(3)
 	first := part([]any{int64(1), int64(2), int64(2), nil, int64(1)}, []int32{0, 0, 0, 1, 1}, 3)
 	total.merge(first, []int32{0, 1, 2}) // taken over: first is left empty
@@ -230,7 +230,7 @@ func TestCountDistinct_RejectsLongStrings(t *testing.T) {
 		sel    []int32
 		reject bool
 	}{{[]int32{0, 2, 3}, false}, {[]int32{0, 1}, true}, {[]int32{1}, true}} {
-		a := newAccum(AggCountDistinct, str)
+		a := newAccum(AggCountDistinct, str, 0)
 		a.grow(1)
 		a.update(arr, c.sel, make([]int32, len(c.sel)))
 		total := a.fresh()
@@ -248,7 +248,7 @@ func TestCountDistinct_RejectsLongStrings(t *testing.T) {
 // released batch's buffers.
 func TestCountDistinct_CopiesStrings(t *testing.T) {
 	str := schema.Type{Kind: schema.String}
-	a := newAccum(AggCountDistinct, str)
+	a := newAccum(AggCountDistinct, str, 0)
 	a.grow(1)
 	b := array.NewStringBuilder(memory.DefaultAllocator)
 	b.AppendValues([]string{"abc", "abd"}, nil)

@@ -27,6 +27,8 @@ type JoinAggSpec struct {
 	Kind AggKind
 	Col  JoinCol // unused for AggCountStar or with Expr
 	Expr *Expr   // an expression of probe columns, aggregated instead of Col
+	// Scale is AggSpec.Scale.
+	Scale int32
 }
 
 // JoinAggPlan is a compiled aggregation over an inner equi-join: filter
@@ -59,7 +61,7 @@ func CompileJoinAggregate(probe *schema.Schema, build []schema.Type, filters []s
 	}
 	specs := make([]AggSpec, len(aggs))
 	for j, a := range aggs {
-		specs[j] = AggSpec{Kind: a.Kind, Expr: a.Expr}
+		specs[j] = AggSpec{Kind: a.Kind, Expr: a.Expr, Scale: a.Scale}
 	}
 	p := &AggPlan{schema: probe, aggs: specs}
 	jp := &JoinAggPlan{agg: p}

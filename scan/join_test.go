@@ -48,7 +48,7 @@ func TestJoinAggregate_MatchesNestedLoop(t *testing.T) {
 
 	p, ok := CompileJoinAggregate(topNSchema, buildTypes, nil, []int{1}, []int{0},
 		[]JoinCol{{Build: true, ID: 1}},
-		[]JoinAggSpec{{Kind: AggCountStar}, {Kind: AggSum, Col: JoinCol{ID: 2}}, {Kind: AggMax, Col: JoinCol{ID: 3}}})
+		[]JoinAggSpec{{Kind: AggCountStar}, {Kind: AggSum, Col: JoinCol{ID: 2}, Scale: 2}, {Kind: AggMax, Col: JoinCol{ID: 3}}})
 	if !ok {
 		t.Fatal("not compiled")
 	}

@@ -167,10 +167,10 @@ func TestAggKernels_MatchScalar(t *testing.T) {
 			}
 			// Vectorised: two partials split at a random row, merged.
 			cut := rng.Intn(n + 1)
-			total := newAccum(kind, f64)
+			total := newAccum(kind, f64, 0)
 			total.grow(3)
 			for _, part := range [][2]int{{0, cut}, {cut, n}} {
-				acc := newAccum(kind, f64)
+				acc := newAccum(kind, f64, 0)
 				acc.grow(3)
 				sel, gid := []int32{}, []int32{}
 				for i := part[0]; i < part[1]; i++ {

@@ -46,7 +46,7 @@ func TestRawDecimalFilters(t *testing.T) {
 		"d IS NOT NULL": expression.NewNot(expression.NewIsNull(d)),
 	}
 	for name, f := range filters {
-		p, ok := CompileAggregate(topNSchema, []sql.Expression{f}, nil, []AggSpec{{Kind: AggCountStar}, {Kind: AggSum, FieldID: 2}, {Kind: AggCount, FieldID: 2}})
+		p, ok := CompileAggregate(topNSchema, []sql.Expression{f}, nil, []AggSpec{{Kind: AggCountStar}, {Kind: AggSum, FieldID: 2, Scale: 2}, {Kind: AggCount, FieldID: 2}})
 		if !ok {
 			t.Errorf("%s: not compiled", name)
 			continue

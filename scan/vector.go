@@ -33,6 +33,10 @@ type AggSpec struct {
 	Kind    AggKind
 	FieldID int   // the column aggregated; unused for AggCountStar or with Expr
 	Expr    *Expr // an expression aggregated instead of a column
+	// Scale is the result's scale for SUM and AVG over integers and
+	// DECIMALs, which answer an exact DECIMAL (MySQL's type, the row
+	// path's mysqlfix.Sum and Avg).
+	Scale int32
 }
 
 // AggPlan is a compiled vectorised aggregation: filter conjuncts, group
@@ -526,7 +530,7 @@ func (p *AggPlan) newPartial() *partial {
 		} else if a.Expr != nil {
 			t = a.Expr.resultType()
 		}
-		pt.accs = append(pt.accs, newAccum(a.Kind, t))
+		pt.accs = append(pt.accs, newAccum(a.Kind, t, a.Scale))
 	}
 	return pt
 }

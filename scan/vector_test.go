@@ -33,7 +33,7 @@ func TestAggregate_LargeBatches(t *testing.T) {
 	}
 	files := writeTopNFiles(t, store, "big", 4, 150_000, 64*1024, false)
 	p, ok := CompileAggregate(topNSchema, nil, []int{1}, []AggSpec{
-		{Kind: AggCountStar}, {Kind: AggSum, FieldID: 2}, {Kind: AggMax, FieldID: 3}, {Kind: AggMin, FieldID: 4}, {Kind: AggAvg, FieldID: 2},
+		{Kind: AggCountStar}, {Kind: AggSum, FieldID: 2, Scale: 2}, {Kind: AggMax, FieldID: 3}, {Kind: AggMin, FieldID: 4}, {Kind: AggAvg, FieldID: 2, Scale: 6},
 	})
 	if !ok {
 		t.Fatal("not compiled")
@@ -131,7 +131,7 @@ func TestAggregate_SplitsRowGroups(t *testing.T) {
 	x := expression.NewGetFieldWithTable(3, 1, types.Int64, "d", "t", "x", true)
 	filter := expression.NewGreaterThanOrEqual(x, expression.NewLiteral(int64(2500), types.Int64))
 	p, ok := CompileAggregate(topNSchema, []sql.Expression{filter}, []int{1}, []AggSpec{
-		{Kind: AggCountStar}, {Kind: AggSum, FieldID: 2}, {Kind: AggMax, FieldID: 3}, {Kind: AggMin, FieldID: 4},
+		{Kind: AggCountStar}, {Kind: AggSum, FieldID: 2, Scale: 2}, {Kind: AggMax, FieldID: 3}, {Kind: AggMin, FieldID: 4},
 	})
 	if !ok {
 		t.Fatal("not compiled")

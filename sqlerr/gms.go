@@ -26,6 +26,15 @@ var gmsKinds = []struct {
 	{types.ErrLengthBeyondLimit, Code{1406, "22001"}}, // ER_DATA_TOO_LONG
 	{types.ErrConvertingToTime, Code{mysql.ERTruncatedWrongValueForField, "22007"}},
 	{sql.ErrUnsupportedFeature, Code{mysql.ERNotSupportedYet, "42000"}},
+	{sql.ErrInsertIntoNonNullableDefaultNullColumn, Code{1364, "HY000"}}, // ER_NO_DEFAULT_FOR_FIELD
+	{sql.ErrNoDatabaseSelected, Code{mysql.ERNoDb, "3D000"}},
+	{sql.ErrAmbiguousColumnName, Code{1052, "23000"}}, // ER_NON_UNIQ_ERROR
+	{sql.ErrReadOnly, Code{1290, "HY000"}},            // ER_OPTION_PREVENTS_STATEMENT (--read-only)
+	{types.ErrConvertToDecimalLimit, Code{1264, "22003"}},
+	{sql.ErrTableAccessDeniedForUser, Code{1142, "42000"}},     // ER_TABLEACCESS_DENIED_ERROR
+	{sql.ErrDatabaseAccessDeniedForUser, Code{1044, "42000"}},  // ER_DBACCESS_DENIED_ERROR
+	{sql.ErrStoredProcedureDoesNotExist, Code{1305, "42000"}},  // ER_SP_DOES_NOT_EXIST
+	{sql.ErrStoredProceduresNotSupported, Code{1305, "42000"}}, // a database without procedures has none
 }
 
 // lookupGMS maps a GMS error kind.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -52,6 +53,14 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{sql.ErrColumnNotFound.New("a"), mysql.ERBadFieldError},
 		{sql.ErrValueOutOfRange.New(300, "tinyint"), 1264},
 		{sql.ErrSyntaxError.New(mysql.NewSQLError(1064, "42000", "syntax error at position 3")), 1064},
+		{sql.ErrInsertIntoNonNullableDefaultNullColumn.New("b"), 1364},
+		{sql.ErrNoDatabaseSelected.New(), mysql.ERNoDb},
+		{sql.ErrAmbiguousColumnName.New("a", []string{"u", "t"}), 1052},
+		{sql.ErrReadOnly.New(), 1290},
+		{types.ErrConvertToDecimalLimit.New(), 1264},
+		{sql.ErrTableAccessDeniedForUser.New("'bob'@'%'", "t"), 1142},
+		{sql.ErrDatabaseAccessDeniedForUser.New("'bob'@'%'", "d"), 1044},
+		{sql.ErrStoredProcedureDoesNotExist.New("nope"), 1305},
 		{errors.New("something else"), mysql.ERUnknownError},
 		{fmt.Errorf("read x.parquet: row group 0: %w", datafile.ErrChecksum), 1194},
 		{fmt.Errorf("write data file for d.t: put k: %w (no space left on device)", blob.ErrNoSpace), 1114},

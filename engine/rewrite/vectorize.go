@@ -11,8 +11,10 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
@@ -140,11 +142,21 @@ func aggSpec(e sql.Expression, s *schema.Schema, fieldOf func(sql.Expression) (i
 	if !ok || kind == scan.AggCountStar {
 		return scan.AggSpec{Kind: kind}, ok
 	}
+	scale := resultScale(e)
 	if id, _, ok := fieldOf(child); ok {
-		return scan.AggSpec{Kind: kind, FieldID: id}, true
+		return scan.AggSpec{Kind: kind, FieldID: id, Scale: scale}, true
 	}
 	x, ok := scan.CompileExpr(s, child)
-	return scan.AggSpec{Kind: kind, Expr: x}, ok
+	return scan.AggSpec{Kind: kind, Expr: x, Scale: scale}, ok
+}
+
+// resultScale is the scale of an aggregate's DECIMAL result (an exact SUM
+// or AVG), 0 for any other.
+func resultScale(e sql.Expression) int32 {
+	if d, ok := e.Type().(sql.DecimalType); ok {
+		return int32(d.Scale())
+	}
+	return 0
 }
 
 // aggKind classifies an aggregate the vectorised paths compute, with the
@@ -178,9 +190,13 @@ func aggKind(e sql.Expression) (scan.AggKind, sql.Expression, bool) {
 			return scan.AggCountStar, nil, c.Value() != nil
 		}
 		return scan.AggCount, x.Child, true
-	case *aggregation.Sum:
-		return scan.AggSum, x.Child, true
+	case *aggregation.Sum: // over floats: mysqlfix.Sum takes integers and DECIMALs
+		return scan.AggSum, x.Child, types.IsFloat(x.Child.Type())
 	case *aggregation.Avg:
+		return scan.AggAvg, x.Child, types.IsFloat(x.Child.Type())
+	case *mysqlfix.Sum:
+		return scan.AggSum, x.Child, true
+	case *mysqlfix.Avg:
 		return scan.AggAvg, x.Child, true
 	case *aggregation.Min:
 		return scan.AggMin, x.Child, true

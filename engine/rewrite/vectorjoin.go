@@ -320,14 +320,15 @@ func (js *joinScope) aggSpec(e sql.Expression) (scan.JoinAggSpec, bool) {
 	if !ok || kind == scan.AggCountStar {
 		return scan.JoinAggSpec{Kind: kind}, ok
 	}
+	scale := resultScale(e)
 	if c, ok := js.col(child); ok {
-		return scan.JoinAggSpec{Kind: kind, Col: c}, true
+		return scan.JoinAggSpec{Kind: kind, Col: c, Scale: scale}, true
 	}
 	if !js.probeOnly(child) {
 		return scan.JoinAggSpec{}, false
 	}
 	x, ok := scan.CompileExpr(js.probe, child)
-	return scan.JoinAggSpec{Kind: kind, Expr: x}, ok
+	return scan.JoinAggSpec{Kind: kind, Expr: x, Scale: scale}, ok
 }
 
 // buildSchema is the catalog schema of the build record.
