@@ -58,6 +58,11 @@ type Config struct {
 	AllowNewMetastore bool
 	// ReadOnly refuses every write.
 	ReadOnly bool
+	// SecureFilePriv is the only server folder LOAD_FILE, SELECT … INTO
+	// OUTFILE/DUMPFILE and LOAD DATA INFILE may touch (MySQL's
+	// secure_file_priv), and then only for users with the FILE privilege.
+	// Empty: server files are off (MySQL's secure_file_priv = NULL).
+	SecureFilePriv string
 	// Auth requires MySQL users (CREATE USER, persisted in the metastore);
 	// without it root connects without a password, and the server should
 	// listen on loopback only.
@@ -150,7 +155,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	registerProcedures(e)
 	installAuth()
 	a := rewrite.AddRules(mysqlfix.AddRules(analyzer.NewBuilder(e.prov)).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
-		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants)).Build()
+		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants).AddPreAnalyzeRule(ruleFileGuard, fileGuard(cfg))).Build()
 	a.ExecBuilder = guardedBuilder{inner: mysqlfix.StrictWrites{Inner: a.ExecBuilder}}
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.

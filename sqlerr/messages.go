@@ -5,6 +5,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
+	"github.com/lakesql/lakesql/mysqlfix"
 )
 
 // flattenedSentinels are lakesql errors that reach GMS from places that
@@ -12,7 +13,7 @@ import (
 // arrive on the wire flattened into 1105: Remap recognises them by the
 // sentinel's text, which every such error carries, and gives them the
 // sentinel's code from table. Read-only.
-var flattenedSentinels = []error{datafile.ErrChecksum, blob.ErrNoSpace, blob.ErrReadOnly}
+var flattenedSentinels = []error{datafile.ErrChecksum, blob.ErrNoSpace, blob.ErrReadOnly, mysqlfix.ErrSecureFilePriv}
 
 // lookupMessage finds the code of a flattened lakesql error by its text.
 func lookupMessage(msg string) (Code, bool) {

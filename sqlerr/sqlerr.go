@@ -17,6 +17,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/iceberg"
 	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/mysqlfix"
 )
 
 // Code is a MySQL error number with its SQLSTATE.
@@ -74,7 +75,10 @@ var table = []struct {
 	{partition.ErrTransformType, Code{mysql.ERNotSupportedYet, "42000"}},
 	{partition.ErrBadSpec, Code{mysql.ERNotSupportedYet, "42000"}},
 	{iceberg.ErrNoIcebergType, Code{mysql.ERNotSupportedYet, "42000"}},
-	{iceberg.ErrBadMetadata, Code{1030, "HY000"}}, // ER_GET_ERRNO: storage engine error
+	{iceberg.ErrBadMetadata, Code{1030, "HY000"}},                             // ER_GET_ERRNO: storage engine error
+	{mysqlfix.ErrFilePrivilege, Code{mysql.ERSpecifiedAccessDenied, "42000"}}, // 1227
+	{mysqlfix.ErrSecureFilePriv, Code{1290, "HY000"}},                         // ER_OPTION_PREVENTS_STATEMENT
+	{mysqlfix.ErrReadOnlyFile, Code{1290, "HY000"}},                           // ER_OPTION_PREVENTS_STATEMENT
 	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
 	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE
 }

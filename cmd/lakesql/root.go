@@ -26,6 +26,8 @@ type globalFlags struct {
 	logLevel  string
 	auth      bool
 	readOnly  bool
+	// secureFilePriv: engine.Config.SecureFilePriv (serve --secure-file-priv).
+	secureFilePriv string
 	// allowNewMetastore: initialise an empty metastore over storage that
 	// holds datasets (engine.Config.AllowNewMetastore).
 	allowNewMetastore bool
@@ -61,7 +63,7 @@ func (g *globalFlags) open(ctx context.Context, stderr io.Writer) (*engine.Engin
 	cfg := engine.Config{
 		Warehouse: g.warehouse, Workspace: g.workspace, Metastore: g.metastore, Storage: g.storage,
 		CreateDefaultWorkspace: g.workspace == "", Logger: logger, NoAudit: lvl > slog.LevelInfo,
-		Auth: g.auth, ReadOnly: g.readOnly, AllowNewMetastore: g.allowNewMetastore,
+		Auth: g.auth, ReadOnly: g.readOnly, AllowNewMetastore: g.allowNewMetastore, SecureFilePriv: g.secureFilePriv,
 		RootPassword: env.rootPassword, CompactionMemory: env.compactionMemory, Jobs: env.jobs,
 	}
 	e, err := engine.Open(ctx, cfg)
