@@ -304,4 +304,12 @@ func initVariables() {
 		}})
 	}
 	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})
+	// MySQL 8's max_allowed_packet (GMS starts at 1 GiB), unless a SET
+	// GLOBAL in this process chose otherwise.
+	if _, v, _ := sql.SystemVariables.GetGlobal("max_allowed_packet"); v == int64(1<<30) {
+		_ = sql.SystemVariables.AssignValues(map[string]any{"max_allowed_packet": int64(DefaultMaxAllowedPacket)})
+	}
 }
+
+// DefaultMaxAllowedPacket is MySQL 8's max_allowed_packet default (64 MiB).
+const DefaultMaxAllowedPacket = 64 << 20

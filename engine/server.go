@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -28,7 +29,16 @@ type ServerConfig struct {
 	RequireTLS bool
 	// MaxConnections bounds concurrent clients (0: unlimited).
 	MaxConnections uint64
+	// NetWriteTimeout drops a client that stops reading a result for this
+	// long (MySQL's net_write_timeout; 0: its default, 60 s), so it holds
+	// no connection or goroutine. There is no read counterpart: vitess
+	// applies a read deadline to idle waits too, which MySQL bounds by the
+	// far longer wait_timeout.
+	NetWriteTimeout time.Duration
 }
+
+// DefaultNetWriteTimeout is MySQL's net_write_timeout default.
+const DefaultNetWriteTimeout = 60 * time.Second
 
 // Server is a running MySQL-wire server over an Engine.
 type Server struct {
@@ -37,6 +47,9 @@ type Server struct {
 
 // NewServer prepares a server; Start runs it.
 func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.NetWriteTimeout <= 0 {
+		cfg.NetWriteTimeout = DefaultNetWriteTimeout
+	}
 	if cfg.Addr == "" && cfg.Listener == nil {
 		cfg.Addr = "127.0.0.1:3306"
 	}
@@ -47,6 +60,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		TLSConfig:              cfg.TLS,
 		RequireSecureTransport: cfg.RequireTLS,
 		MaxConnections:         cfg.MaxConnections,
+		ConnWriteTimeout:       cfg.NetWriteTimeout,
 		Version:                "8.0.31-lakesql",
 	}
 	var s *server.Server

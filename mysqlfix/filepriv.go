@@ -256,8 +256,11 @@ func (l *guardedLoadFile) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	defer f.Close()
 	limit := int64(64 << 20)
 	if m, err := ctx.GetSessionVariable(ctx, "max_allowed_packet"); err == nil {
-		if n, ok := m.(int64); ok {
+		switch n := m.(type) {
+		case int64:
 			limit = n
+		case uint64:
+			limit = int64(n)
 		}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
