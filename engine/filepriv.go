@@ -11,7 +11,7 @@ import (
 )
 
 // ruleFileGuard is the id of the server-file rule.
-const ruleFileGuard analyzer.RuleId = 10101
+const ruleFileGuard analyzer.RuleId = 10110
 
 // fileGuard is the analyzer rule (run before the others, on the bound
 // plan) that confines LOAD_FILE, INTO OUTFILE/DUMPFILE and LOAD DATA

@@ -81,8 +81,8 @@ func TestFilePriv_ServerFilesNeedFILEAndStayInTheFolder(t *testing.T) {
 	root := dial(t, addr, "root", "s3cret")
 	for _, q := range []string{
 		"CREATE DATABASE d", "CREATE TABLE d.t (a INT)", "INSERT INTO d.t VALUES (1)",
-		"CREATE USER bob IDENTIFIED BY 'pw'", "GRANT SELECT, INSERT ON *.* TO bob",
-		"CREATE USER fil IDENTIFIED BY 'pw'", "GRANT SELECT, INSERT ON *.* TO fil", "GRANT FILE ON *.* TO fil",
+		"CREATE USER bob IDENTIFIED BY 'pw'", "GRANT SELECT, INSERT ON d.* TO bob",
+		"CREATE USER fil IDENTIFIED BY 'pw'", "GRANT SELECT, INSERT ON d.* TO fil", "GRANT FILE ON *.* TO fil",
 	} {
 		mustExec(t, root, q)
 	}
