@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -51,10 +52,11 @@ func retainedHeap() uint64 {
 
 // memReleaser is the background releaser; Close stops it.
 type memReleaser struct {
-	busy func() bool
-	log  *slog.Logger
-	stop chan struct{}
-	done chan struct{}
+	busy      func() bool
+	log       *slog.Logger
+	stop      chan struct{}
+	closeOnce sync.Once
+	done      chan struct{}
 	// Releases counts the releases made, for tests and logs.
 	releases atomic.Int64
 }
@@ -93,9 +95,10 @@ func (m *memReleaser) run() {
 	}
 }
 
-// Close stops the releaser.
+// Close stops the releaser. Engine.Close may run more than once (tests
+// and the CLI both close), so only the first call closes stop.
 func (m *memReleaser) Close() error {
-	close(m.stop)
+	m.closeOnce.Do(func() { close(m.stop) })
 	<-m.done
 	return nil
 }
