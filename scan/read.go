@@ -87,7 +87,7 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 	// The feeder runs in g too, so Close's Wait covers the workers it
 	// starts.
 	sem := make(chan struct{}, par)
-	g.Go(func() error {
+	goSafe(g, func() error {
 		for i, f := range req.Files {
 			select {
 			case sem <- struct{}{}:
@@ -97,7 +97,7 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 				}
 				return nil
 			}
-			g.Go(func() error {
+			goSafe(g, func() error {
 				defer func() { <-sem }()
 				rows, err := readFile(gctx, req, f)
 				it.results[i] <- batch{rows: rows, err: err}

@@ -183,7 +183,7 @@ func (p *TopNPlan) firstPass(ctx context.Context, src source, files []manifest.D
 	next := make(chan int)
 	var th threshold
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
+	goSafe(g, func() error {
 		defer close(next)
 		for _, i := range p.scanOrder(files) {
 			select {
@@ -197,7 +197,7 @@ func (p *TopNPlan) firstPass(ctx context.Context, src source, files []manifest.D
 	for w := range heaps {
 		h := &topHeap{p: p, k: k}
 		heaps[w] = h
-		g.Go(func() error {
+		goSafe(g, func() error {
 			for i := range next {
 				worst, known := th.get()
 				if b, ok := p.fileBounds(&files[i]); ok && !p.mayEnter(worst, known, b) {
@@ -529,7 +529,7 @@ func (p *TopNPlan) fetch(ctx context.Context, src source, files []manifest.DataF
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
 	for _, fi := range order {
-		g.Go(func() error {
+		goSafe(g, func() error {
 			return fetchFile(gctx, src, files[fi], p.schema, ids, types, dst, byFile[fi])
 		})
 	}

@@ -380,7 +380,7 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	evs := evaluators{p: &p.prog, mem: mem}
 	defer evs.release()
 	for i, u := range work {
-		g.Go(func() error {
+		goSafe(g, func() error {
 			ev := evs.get()
 			defer evs.put(ev)
 			pt, fs, err := runFile(gctx, src, files[u.file], u.rgs, ev)
