@@ -48,20 +48,13 @@ func RepairDuplicateFiles(ctx context.Context, cat *catalogstore.Catalog, ds *ca
 	}
 	defer releaseQuietly(ctx, lease)
 	for attempt := 0; ; attempt++ {
-		cur, err := cat.Dataset(ctx, ds.Ident())
+		cur, files, err := headFiles(ctx, cat, ds)
 		if err != nil {
 			return nil, err
-		}
-		if cur.UUID != ds.UUID {
-			return nil, fmt.Errorf("%w: %s was recreated", catalogstore.ErrIncarnationChanged, ds.Ident().Short())
 		}
 		res := &DuplicatesResult{}
-		if cur.CurrentSnapshotID == 0 {
+		if len(files) == 0 {
 			return res, nil
-		}
-		files, _, err := cat.Files(ctx, cur, cur.CurrentSnapshotID)
-		if err != nil {
-			return nil, err
 		}
 		seen := make(map[string]bool, len(files))
 		out := make([]manifest.DataFile, 0, len(files))

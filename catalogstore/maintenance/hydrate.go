@@ -33,20 +33,13 @@ func HydrateStats(ctx context.Context, cat *catalogstore.Catalog, ds *catalogsto
 	}
 	done := map[string]manifest.DataFile{}
 	for attempt := 0; ; attempt++ {
-		cur, err := cat.Dataset(ctx, ds.Ident())
+		cur, files, err := headFiles(ctx, cat, ds)
 		if err != nil {
 			return nil, err
-		}
-		if cur.UUID != ds.UUID {
-			return nil, fmt.Errorf("%w: %s was recreated", catalogstore.ErrIncarnationChanged, ds.Ident().Short())
 		}
 		res := &HydrateResult{}
-		if cur.CurrentSnapshotID == 0 {
+		if len(files) == 0 {
 			return res, nil
-		}
-		files, _, err := cat.Files(ctx, cur, cur.CurrentSnapshotID)
-		if err != nil {
-			return nil, err
 		}
 		out := make([]manifest.DataFile, len(files))
 		for i, f := range files {

@@ -50,20 +50,13 @@ func RefreshStatistics(ctx context.Context, cat *catalogstore.Catalog, ds *catal
 	defer releaseQuietly(ctx, lease)
 	done := map[string]manifest.DataFile{} // footers already read, by path
 	for attempt := 0; ; attempt++ {
-		cur, err := cat.Dataset(ctx, ds.Ident())
+		cur, files, err := headFiles(ctx, cat, ds)
 		if err != nil {
 			return nil, err
-		}
-		if cur.UUID != ds.UUID {
-			return nil, fmt.Errorf("%w: %s was recreated", catalogstore.ErrIncarnationChanged, ds.Ident().Short())
 		}
 		res := &StatsResult{}
-		if cur.CurrentSnapshotID == 0 {
+		if len(files) == 0 {
 			return res, nil // an empty table has nothing to refresh
-		}
-		files, _, err := cat.Files(ctx, cur, cur.CurrentSnapshotID)
-		if err != nil {
-			return nil, err
 		}
 		out := make([]manifest.DataFile, len(files))
 		for i, f := range files {
