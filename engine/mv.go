@@ -250,17 +250,7 @@ func providerTable(n sql.Node) *provider.Table {
 	default:
 		return nil
 	}
-	for t != nil {
-		switch y := t.(type) {
-		case *provider.Table:
-			return y
-		case sql.TableWrapper:
-			t = y.Underlying()
-		default:
-			return nil
-		}
-	}
-	return nil
+	return asProviderTable(t)
 }
 
 func containsIdent(ids []catalogstore.Ident, id catalogstore.Ident) bool {
