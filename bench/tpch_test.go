@@ -29,15 +29,19 @@ const (
 // matches DuckDB, and each listed query still fails for that reason, so
 // fixing one forces removing it from this list.
 var tpchKnownFailures = map[string]knownFailure{
-	"Q13": {match: "timed out after",
+	"Q13": {match: timedOut,
 		why: "the LEFT OUTER JOIN's ON has a NOT LIKE conjunct besides the key equality: GMS runs it as a nested loop (customer × orders)"},
-	"Q18": {match: "timed out after",
+	"Q18": {match: timedOut,
 		why: "GMS plans the IN (… GROUP BY … HAVING) semi-join and the customer/orders/lineitem joins as nested-loop InnerJoins, not hash joins"},
-	"Q19": {match: "timed out after",
+	"Q19": {match: timedOut,
 		why: "the join key p_partkey = l_partkey sits inside each branch of an OR: GMS finds no equi-join and runs part × lineitem as a nested loop"},
-	"Q21": {match: "timed out after",
+	"Q21": {match: timedOut,
 		why: "the EXISTS / NOT EXISTS over lineitem carry l_suppkey <> l1.l_suppkey: GMS runs both as nested-loop semi/anti joins per lineitem row"},
 }
+
+// timedOut is the match of a known failure that is too slow rather than
+// wrong (errTimeout's message).
+const timedOut = "timed out after"
 
 // knownFailure is one entry of tpchKnownFailures: match is a substring of
 // the failure as the test sees it, why is what bounds the query (from a
@@ -83,6 +87,12 @@ func TestTPCHCorrect(t *testing.T) {
 			}
 			if known, ok := tpchKnownFailures[q.Name]; ok {
 				switch {
+				case outcome == "" && known.match == timedOut:
+					// A known timeout is a speed limit, not a wrong answer:
+					// on a faster machine it may finish within
+					// tpchKnownTimeout, and the answer was just checked.
+					t.Logf("%s answered correctly within %v on this machine (known slow: %s)", q.Name, tpchKnownTimeout, known.why)
+					return
 				case outcome == "":
 					t.Fatalf("%s now answers correctly: remove it from tpchKnownFailures (was: %s)", q.Name, known.why)
 				case !strings.Contains(outcome, known.match):
