@@ -131,8 +131,8 @@ var alterScripts = []scriptTest{
 			"INSERT INTO d.m VALUES (1, 'fourteen chars'), (NULL, 'ab')",
 		},
 		checks: []check{
-			{query: "ALTER TABLE d.m MODIFY label VARCHAR(2)", wantErr: "1406 too large"},
-			{query: "ALTER TABLE d.m MODIFY x INT NOT NULL", wantErr: "1048 x"},
+			{query: "ALTER TABLE d.m MODIFY label VARCHAR(2)", wantErr: "1265 column 'label'"},
+			{query: "ALTER TABLE d.m MODIFY x INT NOT NULL", wantErr: "1138 x"},
 			{query: "SELECT x, label FROM d.m", want: []string{"1|fourteen chars", "NULL|ab"}},
 			{query: "SELECT COUNT(*) FROM `d`.`m$snapshots`", want: []string{"1"}},
 			{query: "ALTER TABLE d.m MODIFY label VARCHAR(14) NOT NULL", want: nil},

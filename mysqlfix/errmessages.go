@@ -28,10 +28,17 @@ var missingVerb = regexp.MustCompile(`%!\w?\(MISSING\)`)
 var gmsWindowMix = sql.ErrNonAggregatedColumnWithoutGroupBy.New().Error()
 
 // FixMessage returns err with a readable message when GMS formatted it
-// without its values; any other error is returned unchanged.
+// without its values, and with MySQL's code where GMS used another
+// statement's (alterCode); any other error is returned unchanged.
 func FixMessage(err error, query string) error {
 	var se *mysql.SQLError
-	if !errors.As(err, &se) || !strings.Contains(se.Message, "(MISSING)") {
+	if !errors.As(err, &se) {
+		return err
+	}
+	if fixed := alterCode(se, query); fixed != nil {
+		return fixed
+	}
+	if !strings.Contains(se.Message, "(MISSING)") {
 		return err
 	}
 	if se.Message == gmsWindowMix {
