@@ -293,7 +293,7 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 		return err
 	}
 	what := "drop " + strings.ReplaceAll(kind, "_", " ")
-	if err := c.meta.Delete(ctx, datasetPath(id)); err != nil {
+	if err := c.deleteIncarnation(ctx, ds); err != nil {
 		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
 	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
@@ -304,6 +304,51 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 	}
 	c.audit(ctx, "drop", kind, id.Workspace, id.Collection, id.Name, author)
 	return nil
+}
+
+// DropDatasetIncarnation drops the dataset id only while it is the
+// incarnation uuid (the one a failed CREATE TABLE … AS SELECT created):
+// a table of the same name created by another writer since is left
+// alone. Dropping one already gone is not an error.
+func (c *Catalog) DropDatasetIncarnation(ctx context.Context, id Ident, uuid, author string) error {
+	ds, err := c.Dataset(ctx, id)
+	if errors.Is(err, ErrDatasetNotFound) || (err == nil && ds.UUID != uuid) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = c.drop(ctx, ds, "dataset", author)
+	if errors.Is(err, errOtherIncarnation) {
+		return nil
+	}
+	return err
+}
+
+// errOtherIncarnation: the dataset's document names another incarnation
+// than the one a drop loaded (dropped and created again meanwhile).
+var errOtherIncarnation = fmt.Errorf("%w: the table was dropped and created again meanwhile; run the statement again", ErrCommitConflict)
+
+// deleteIncarnation deletes ds's document if it still describes ds's
+// incarnation, in one metastore transaction, so a drop never removes a
+// table created again under the same name by another writer. A
+// materialized view's document is already gone (checkDrop removed it with
+// its triggers).
+func (c *Catalog) deleteIncarnation(ctx context.Context, ds *Dataset) error {
+	p := datasetPath(ds.Ident())
+	return c.meta.RunTx(ctx, func(_ context.Context, tx meta.Tx) error {
+		d, err := tx.Get(p)
+		if errors.Is(err, meta.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if u, _ := d.Data["table-uuid"].(string); u != ds.UUID {
+			return errOtherIncarnation
+		}
+		return tx.Delete(p)
+	})
 }
 
 // RenameDataset renames a dataset within its workspace (possibly into

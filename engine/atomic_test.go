@@ -150,6 +150,9 @@ var atomicCases = []atomicCase{
 type faultMeta struct {
 	meta.Store
 	at, seen atomic.Int64
+	// race, when set, runs instead of failing at the k-th write, which
+	// then proceeds: another writer commits just before it (race.go).
+	race func()
 }
 
 var errInjected = errors.New("injected fault")
@@ -158,6 +161,10 @@ func (m *faultMeta) arm(k int64) { m.seen.Store(0); m.at.Store(k) }
 
 func (m *faultMeta) fire() error {
 	if at := m.at.Load(); at > 0 && m.seen.Add(1) == at {
+		if m.race != nil {
+			m.race()
+			return nil
+		}
 		return fmt.Errorf("faultmeta: write %d: %w", at, errInjected)
 	}
 	return nil
@@ -210,6 +217,7 @@ func (f *faultBlob) MaybeError(op faultblob.Op) error {
 
 // atomicEnv is one engine over fault-injecting stores.
 type atomicEnv struct {
+	cfg  engine.Config // without the fault wrappers: a second writer's
 	e    *engine.Engine
 	run  runner
 	meta *faultMeta
@@ -220,14 +228,15 @@ type atomicEnv struct {
 func openAtomicEnv(t *testing.T, backend string) *atomicEnv {
 	t.Helper()
 	env := &atomicEnv{blob: &faultBlob{}}
-	cfg := engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true,
-		WrapStores: func(m meta.Store, b blob.Store) (meta.Store, blob.Store) {
-			env.meta = &faultMeta{Store: m}
-			env.bs = b
-			return env.meta, faultblob.Wrap(b, env.blob)
-		}}
+	env.cfg = engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true}
 	if backend == "firestore" {
-		cfg.Metastore = fmt.Sprintf("firestore://atomic-%d", time.Now().UnixNano())
+		env.cfg.Metastore = fmt.Sprintf("firestore://atomic-%d", time.Now().UnixNano())
+	}
+	cfg := env.cfg
+	cfg.WrapStores = func(m meta.Store, b blob.Store) (meta.Store, blob.Store) {
+		env.meta = &faultMeta{Store: m}
+		env.bs = b
+		return env.meta, faultblob.Wrap(b, env.blob)
 	}
 	e, err := engine.Open(context.Background(), cfg)
 	if err != nil {

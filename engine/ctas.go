@@ -56,22 +56,38 @@ func buildCTAS(ctx *sql.Context, inner sql.NodeExecBuilder, n sql.Node, r sql.Ro
 		return inner.Build(ctx, n, r) // exists (IF NOT EXISTS) or unreadable: GMS decides
 	}
 	iter, err := inner.Build(ctx, n, r)
+	if sql.ErrTableAlreadyExists.Is(err) {
+		return nil, err // another writer created it first: not ours to drop
+	}
+	// The incarnation this statement created (GMS created it in Build):
+	// a failure drops that one only, never a table of the same name
+	// another writer created after a drop.
+	created := createdTable{id: id}
+	if ds, derr := sess.e.cat.Dataset(ctx, id); derr == nil {
+		created.uuid = ds.UUID
+	}
 	if err != nil {
-		dropCreated(ctx, sess, id)
+		dropCreated(ctx, sess, created)
 		return nil, err
 	}
-	sess.setPendingCTAS(&id)
-	return &ctasIter{inner: iter, sess: sess, id: id}, nil
+	sess.setPendingCTAS(&created)
+	return &ctasIter{inner: iter, sess: sess, created: created}, nil
+}
+
+// createdTable is the incarnation of a table a CTAS created.
+type createdTable struct {
+	id   catalogstore.Ident
+	uuid string // "" if it could not be read: nothing is dropped
 }
 
 // ctasIter drops the created table when producing the rows fails, or when
 // closing does (where the rows commit under a transaction-committing
 // iterator of its own).
 type ctasIter struct {
-	inner  sql.RowIter
-	sess   *Session
-	id     catalogstore.Ident
-	failed bool
+	inner   sql.RowIter
+	sess    *Session
+	created createdTable
+	failed  bool
 }
 
 func (it *ctasIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -81,7 +97,7 @@ func (it *ctasIter) Next(ctx *sql.Context) (sql.Row, error) {
 		// whose Next failed.
 		it.failed = true
 		it.sess.setPendingCTAS(nil)
-		dropCreated(ctx, it.sess, it.id)
+		dropCreated(ctx, it.sess, it.created)
 	}
 	return row, err
 }
@@ -90,7 +106,7 @@ func (it *ctasIter) Close(ctx *sql.Context) error {
 	err := it.inner.Close(ctx)
 	if err != nil || it.failed {
 		it.sess.setPendingCTAS(nil)
-		dropCreated(ctx, it.sess, it.id)
+		dropCreated(ctx, it.sess, it.created)
 	}
 	return err
 }
@@ -105,17 +121,17 @@ func (it *ctasIter) WithChildIter(child sql.RowIter) sql.RowIter {
 	return &out
 }
 
-// dropCreated drops a table a failed CTAS created, with whatever the
+// dropCreated drops the table a failed CTAS created, with whatever the
 // statement staged for it.
-func dropCreated(sctx *sql.Context, sess *Session, id catalogstore.Ident) {
-	sess.writes.Forget(id)
+func dropCreated(sctx *sql.Context, sess *Session, c createdTable) {
+	sess.writes.Forget(c.id)
+	if c.uuid == "" {
+		return
+	}
 	// The statement's context may be cancelled by now (the wire server
 	// cancels it when a row fails): the clean-up must still run.
 	ctx := context.WithoutCancel(sctx)
-	if _, err := sess.e.cat.Dataset(ctx, id); err != nil {
-		return
-	}
-	if err := sess.e.cat.DropDataset(ctx, id, sess.Author()); err != nil {
-		sess.e.log.Warn("drop the table a failed CREATE TABLE AS SELECT created", "dataset", id.String(), "err", err)
+	if err := sess.e.cat.DropDatasetIncarnation(ctx, c.id, c.uuid, sess.Author()); err != nil {
+		sess.e.log.Warn("drop the table a failed CREATE TABLE AS SELECT created", "dataset", c.id.String(), "err", err)
 	}
 }

@@ -28,17 +28,17 @@ type Session struct {
 	writes *provider.WriteSet
 	// ctas is the table the running CREATE TABLE … AS SELECT created,
 	// dropped if its commit is refused (ctas.go); nil otherwise.
-	ctas *catalogstore.Ident
+	ctas *createdTable
 }
 
-func (s *Session) setPendingCTAS(id *catalogstore.Ident) {
+func (s *Session) setPendingCTAS(id *createdTable) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ctas = id
 }
 
 // takePendingCTAS returns and clears the pending CTAS table.
-func (s *Session) takePendingCTAS() *catalogstore.Ident {
+func (s *Session) takePendingCTAS() *createdTable {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := s.ctas
