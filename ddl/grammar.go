@@ -105,6 +105,16 @@ var rules = []rule{
 		parse:    parseAlterPartitioning,
 	},
 	{
+		keywords: []string{"ALTER", "TABLE"},
+		syntax:   "ALTER TABLE c.t RENAME TO c2.u",
+		parse:    parseAlterRename,
+	},
+	{
+		keywords: []string{"RENAME", "TABLE"},
+		syntax:   "RENAME TABLE c.t TO c2.u [, c.v TO c.w]",
+		parse:    parseRenameTable,
+	},
+	{
 		keywords: []string{"OPTIMIZE"},
 		syntax:   "OPTIMIZE TABLE c.t",
 		parse:    parseOptimizeTable,

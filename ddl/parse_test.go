@@ -33,6 +33,11 @@ func TestParse_Statements(t *testing.T) {
 		{"create/whitespace", "  \n\tCREATE\n\tWORKSPACE\tw  \n", &CreateWorkspace{Name: "w"}},
 		{"use", "USE WORKSPACE w", &UseWorkspace{Name: "w"}},
 		{"use/lower backticks", "use workspace `w`", &UseWorkspace{Name: "w"}},
+		{"rename/qualified", "RENAME TABLE d.u TO d.v, w TO `o`.x", &RenameTable{Pairs: []RenamePair{
+			{From: TableName{DB: "d", Name: "u"}, To: TableName{DB: "d", Name: "v"}},
+			{From: TableName{Name: "w"}, To: TableName{DB: "o", Name: "x"}}}}},
+		{"rename/alter", "alter table d.u rename as v", &RenameTable{Alter: true,
+			Pairs: []RenamePair{{From: TableName{DB: "d", Name: "u"}, To: TableName{Name: "v"}}}}},
 		{"show workspaces", "SHOW WORKSPACES", &ShowWorkspaces{}},
 		{"show workspaces/lower", "show workspaces ;", &ShowWorkspaces{}},
 		{"drop", "DROP WORKSPACE w", &DropWorkspace{Name: "w"}},
@@ -179,7 +184,11 @@ func TestParse_NotLakehouse(t *testing.T) {
 		"SHOW TABLES",
 		"SHOW DATABASES",
 		"USE db",
-		"USE workspace", // MySQL's USE of a database named workspace
+		"USE workspace",               // MySQL's USE of a database named workspace
+		"RENAME TABLE u TO v, w TO x", // unqualified: GMS renames in the current database
+		"ALTER TABLE d.u RENAME COLUMN a TO b",
+		"ALTER TABLE d.u RENAME TO d.v, ADD COLUMN c INT",
+		"ALTER TABLE u RENAME TO v",
 		"USE workspace;",
 		"use `workspace`",
 		"`CREATE` WORKSPACE w", // a quoted word is never a keyword
@@ -432,7 +441,8 @@ func TestRules_Complete(t *testing.T) {
 		}
 		// The synopsis without its optional parts is a statement of the rule.
 		example := strings.NewReplacer("[IF NOT EXISTS] ", "", "[IF EXISTS] ", "", " [[FOR] w]", "", " [CASCADE | RESTRICT]", "",
-			"{egress_protection | deletion_protection} {TO | =} {ON | OFF | TRUE | FALSE}", "egress_protection TO ON").Replace(r.syntax)
+			"{egress_protection | deletion_protection} {TO | =} {ON | OFF | TRUE | FALSE}", "egress_protection TO ON",
+			" [, c.v TO c.w]", "").Replace(r.syntax)
 		stmt, err := Parse(example, ast.ParserOptions{})
 		if err != nil || stmt == nil {
 			t.Errorf("%q (from %q): %v, %v", example, r.syntax, stmt, err)

@@ -5,10 +5,14 @@ import "github.com/dolthub/go-mysql-server/sql/analyzer"
 // Rule ids of mysqlfix's analyzer rules, above GMS's and the engine's.
 const (
 	ruleExactSumAvg analyzer.RuleId = 20000 + iota
+	ruleDeleteAllToTruncate
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
 // the one call the engine makes.
 func AddRules(b *analyzer.Builder) *analyzer.Builder {
+	if id := gmsProcessTruncate(); id >= 0 {
+		b = b.RemoveOnceAfterRule(id).AddPostAnalyzeRule(ruleDeleteAllToTruncate, deleteAllToTruncate)
+	}
 	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg)
 }

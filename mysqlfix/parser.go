@@ -76,6 +76,15 @@ func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, options 
 // rewrite applies the fixes to a top-level SELECT (or the SELECTs of a
 // UNION) and re-parses what changed.
 func (p *Parser) rewrite(st ast.Statement) (ast.Statement, error) {
+	if e, ok := st.(*ast.Explain); ok {
+		if d, ok := e.Statement.(*ast.Delete); ok {
+			targetDeleteAll(d)
+		}
+	}
+	if d, ok := st.(*ast.Delete); ok {
+		targetDeleteAll(d)
+		return d, nil
+	}
 	sel, ok := st.(ast.SelectStatement)
 	if !ok {
 		if hasRollupMarker(st) {
