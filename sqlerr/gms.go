@@ -23,6 +23,7 @@ var gmsKinds = []struct {
 	{sql.ErrTableColumnNotFound, Code{mysql.ERBadFieldError, "42S22"}},
 	{sql.ErrValueOutOfRange, Code{1264, "22003"}},
 	{sql.ErrTableAlreadyExists, Code{mysql.ERTableExists, "42S01"}},
+	{sql.ErrExistingView, Code{mysql.ERTableExists, "42S01"}},
 	{sql.ErrColumnExists, Code{mysql.ERDupFieldName, "42S21"}},
 	{sql.ErrDuplicateColumn, Code{mysql.ERDupFieldName, "42S21"}},
 	{types.ErrLengthBeyondLimit, Code{1406, "22001"}}, // ER_DATA_TOO_LONG
