@@ -5,7 +5,7 @@ GO      ?= go
 PKGS    := ./...
 TIMEOUT ?= 25m
 
-.PHONY: all build test unit lint vet fmt demo run serve bench conformance fuzz clean
+.PHONY: all build test unit lint vet fmt demo run serve bench bench-iceberg conformance fuzz clean
 
 all: build
 
@@ -51,8 +51,14 @@ fuzz:
 
 # Benchmarks against DuckDB on the same Parquet files (bench/ is its own
 # module, so DuckDB's cgo never enters the main build).
+# `make bench` runs the TPC-H suite (BENCHFLAGS go to it) and then the
+# Iceberg export benchmark (bench/results-iceberg.md).
 bench:
 	cd bench && $(GO) run . $(BENCHFLAGS)
+	cd bench && $(GO) run . -suite iceberg
+
+bench-iceberg:
+	cd bench && $(GO) run . -suite iceberg
 
 clean:
 	rm -rf bin

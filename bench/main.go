@@ -1,5 +1,5 @@
 // Command bench benchmarks lakesql against DuckDB on the same Parquet
-// files. Two suites:
+// files. Three suites:
 //
 // tpch (the default, issue 15): DuckDB's dbgen generates TPC-H at a scale
 // factor, written as Parquet (lineitem and orders split by a date into
@@ -22,6 +22,12 @@
 //
 //	cd bench && go run . -suite single                 # 600k rows, 24 files, 5 rounds
 //	cd bench && go run . -suite single -rows 6000000   # 6M rows
+//
+// iceberg (issue 19): the Iceberg metadata export of a 100,000-file table
+// (manifest entries only), cold, then incrementally after one-file
+// appends, against the appends' own commit time. No DuckDB.
+//
+//	cd bench && go run . -suite iceberg
 //
 // It is its own Go module so that DuckDB's cgo never enters lakesql's
 // build.
@@ -51,6 +57,8 @@ type options struct {
 	rows, files, rounds int
 	dir, out, only      string
 	planFiles, planReps int
+	icebergFiles        int
+	icebergAppends      int
 	failFast            bool
 	cpuProfile          string
 	// lakeOnly runs lakesql alone (no DuckDB in the process, no
@@ -72,7 +80,7 @@ type result struct {
 func main() {
 	var o options
 	var t tpchOptions
-	suite := flag.String("suite", "tpch", "tpch: the 22 TPC-H queries (DuckDB dbgen data); single: the single-table cases on generated lineitem/orders")
+	suite := flag.String("suite", "tpch", "tpch: the 22 TPC-H queries (DuckDB dbgen data); single: the single-table cases on generated lineitem/orders; iceberg: Iceberg metadata export of a 100k-file table")
 	flag.Float64Var(&t.sf, "sf", 0.1, "TPC-H scale factor (-suite tpch)")
 	flag.DurationVar(&t.timeout, "timeout", 120*time.Second, "per-query timeout (-suite tpch): the query is killed and reported, the run goes on")
 	flag.BoolVar(&t.wire, "wire", true, "run lakesql over the MySQL wire (-suite tpch)")
@@ -85,6 +93,8 @@ func main() {
 	flag.StringVar(&o.only, "q", "", "run only queries whose name contains this text (tpch: a comma-separated list such as Q1,Q17)")
 	flag.IntVar(&o.planFiles, "plan-files", 100_000, "files in the planning benchmark's manifest (0: skip it)")
 	flag.IntVar(&o.planReps, "plan-reps", 30, "repetitions of the planning benchmark")
+	flag.IntVar(&o.icebergFiles, "iceberg-files", 100_000, "files in the Iceberg export benchmark's table (-suite iceberg)")
+	flag.IntVar(&o.icebergAppends, "iceberg-appends", 7, "one-file appends, each followed by an incremental export (-suite iceberg)")
 	flag.BoolVar(&o.failFast, "failfast", false, "stop at the first cross-check mismatch instead of timing the rest")
 	flag.BoolVar(&o.lakeOnly, "lakesql-only", false, "run lakesql alone, without DuckDB (no cross-check or ratio): its own peak RSS, as for the 6M-row memory check")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed rounds to this file (DuckDB's time shows as cgo calls)")
@@ -97,11 +107,13 @@ func main() {
 	case "tpch":
 		t.rounds, t.dir, t.out, t.only, t.failFast, t.cpuProf = orDefault(o.rounds, 3), o.dir, outPath(o.out, "results.md"), o.only, o.failFast, o.cpuProfile
 		err = runTPCH(context.Background(), t)
+	case "iceberg":
+		err = runIceberg(context.Background(), o.icebergFiles, o.icebergAppends, outPath(o.out, "results-iceberg.md"))
 	case "single":
 		o.rounds, o.out = orDefault(o.rounds, 5), outPath(o.out, "results-single.md")
 		err = run(context.Background(), o)
 	default:
-		err = fmt.Errorf("unknown -suite %q (tpch or single)", *suite)
+		err = fmt.Errorf("unknown -suite %q (tpch, single or iceberg)", *suite)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

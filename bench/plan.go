@@ -36,49 +36,7 @@ func planBench(n, reps int) (planResult, error) {
 	for i := range s.Columns {
 		s.Columns[i].ID = i + 1
 	}
-	span := int64(endDate - startDate)
-	files := make([]manifest.DataFile, n)
-	bound := func(t schema.Type, v any) []byte {
-		b, err := datafile.EncodeBound(t, v)
-		if err != nil {
-			panic(err)
-		}
-		return b
-	}
-	for i := range files {
-		lo := startDate + int32(int64(i)*span/int64(n))
-		hi := startDate + int32(int64(i+1)*span/int64(n))
-		f := manifest.DataFile{
-			Path: fmt.Sprintf("ws/bench/lineitem/data/%08d.parquet", i), Format: "parquet",
-			RecordCount: 60_000, FileSize: 4 << 20, UncompressedSize: 9 << 20,
-			StatsState: manifest.StatsProvided, SequenceNumber: 1, AddedSnapshotID: 1,
-			RowIDStart: int64(i) * 60_000,
-		}
-		for j, c := range s.Columns {
-			var l, u []byte
-			switch c.Type.Kind {
-			case schema.Int64:
-				l, u = bound(c.Type, int64(i)*1000), bound(c.Type, int64(i)*1000+999_999)
-			case schema.Int32:
-				l, u = bound(c.Type, int64(1)), bound(c.Type, int64(7))
-			case schema.Decimal:
-				l, u = bound(c.Type, big.NewInt(0)), bound(c.Type, big.NewInt(int64(10_000_000+i)))
-			case schema.Date:
-				l, u = bound(c.Type, lo+int32(j-10)), bound(c.Type, hi+int32(j-10)*30)
-			case schema.String:
-				l, u = bound(c.Type, "A"), bound(c.Type, "zzzz")
-			}
-			f.FieldIDs = append(f.FieldIDs, c.ID)
-			f.ValueCounts = append(f.ValueCounts, 60_000)
-			f.NullCounts = append(f.NullCounts, 0)
-			f.NaNCounts = append(f.NaNCounts, 0)
-			f.LowerBounds = append(f.LowerBounds, l)
-			f.UpperBounds = append(f.UpperBounds, u)
-			f.BoundsExact = append(f.BoundsExact, true)
-			f.ColumnSizes = append(f.ColumnSizes, 200_000)
-		}
-		files[i] = f
-	}
+	files := lineitemFiles(&s, n)
 	data, err := manifest.Encode(files)
 	if err != nil {
 		return planResult{}, err
@@ -166,4 +124,55 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// lineitemFiles describes n lineitem data files of s (field ids set) with
+// bounds on every column, l_shipdate ranges ascending as in a table
+// sorted by it. Nothing is written: planning and Iceberg export read only
+// the manifest.
+func lineitemFiles(s *schema.Schema, n int) []manifest.DataFile {
+	span := int64(endDate - startDate)
+	files := make([]manifest.DataFile, n)
+	bound := func(t schema.Type, v any) []byte {
+		b, err := datafile.EncodeBound(t, v)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
+	for i := range files {
+		lo := startDate + int32(int64(i)*span/int64(n))
+		hi := startDate + int32(int64(i+1)*span/int64(n))
+		f := manifest.DataFile{
+			Path: fmt.Sprintf("ws/bench/lineitem/data/%08d.parquet", i), Format: "parquet",
+			RecordCount: 60_000, FileSize: 4 << 20, UncompressedSize: 9 << 20,
+			StatsState: manifest.StatsProvided, SequenceNumber: 1, AddedSnapshotID: 1,
+			RowIDStart: int64(i) * 60_000,
+		}
+		for j, c := range s.Columns {
+			var l, u []byte
+			switch c.Type.Kind {
+			case schema.Int64:
+				l, u = bound(c.Type, int64(i)*1000), bound(c.Type, int64(i)*1000+999_999)
+			case schema.Int32:
+				l, u = bound(c.Type, int64(1)), bound(c.Type, int64(7))
+			case schema.Decimal:
+				l, u = bound(c.Type, big.NewInt(0)), bound(c.Type, big.NewInt(int64(10_000_000+i)))
+			case schema.Date:
+				l, u = bound(c.Type, lo+int32(j-10)), bound(c.Type, hi+int32(j-10)*30)
+			case schema.String:
+				l, u = bound(c.Type, "A"), bound(c.Type, "zzzz")
+			}
+			f.FieldIDs = append(f.FieldIDs, c.ID)
+			f.ValueCounts = append(f.ValueCounts, 60_000)
+			f.NullCounts = append(f.NullCounts, 0)
+			f.NaNCounts = append(f.NaNCounts, 0)
+			f.LowerBounds = append(f.LowerBounds, l)
+			f.UpperBounds = append(f.UpperBounds, u)
+			f.BoundsExact = append(f.BoundsExact, true)
+			f.ColumnSizes = append(f.ColumnSizes, 200_000)
+		}
+		files[i] = f
+	}
+	return files
 }
