@@ -53,20 +53,26 @@ func (d *strictDivision) WithChildren(children ...sql.Expression) (sql.Expressio
 	if err != nil {
 		return nil, err
 	}
-	return strict(e), nil
+	if s, ok := strict(e); ok {
+		return s, nil
+	}
+	return e, nil
 }
 
 // strict wraps a division; any other expression is returned as is.
-func strict(e sql.Expression) sql.Expression {
+// strict returns e as a strictDivision if it is a division. It reports
+// whether it was rather than comparing expressions: some (a Tuple) are
+// slices, and comparing them panics.
+func strict(e sql.Expression) (sql.Expression, bool) {
 	switch x := e.(type) {
 	case *expression.Div:
-		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}
+		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
 	case *expression.IntDiv:
-		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}
+		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
 	case *expression.Mod:
-		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}
+		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
 	}
-	return e
+	return e, false
 }
 
 func strictExprs(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
@@ -74,7 +80,7 @@ func strictExprs(e sql.Expression) (sql.Expression, transform.TreeIdentity, erro
 		if _, done := e.(*strictDivision); done {
 			return e, transform.SameTree, nil
 		}
-		if s := strict(e); s != e {
+		if s, ok := strict(e); ok {
 			return s, transform.NewTree, nil
 		}
 		return e, transform.SameTree, nil
