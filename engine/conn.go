@@ -47,6 +47,11 @@ func (e *Engine) Connect(user string) *Conn {
 	return &Conn{e: e, sess: newSession(base, e, e.cfg.Workspace)}
 }
 
+// SQLContext returns a GMS context on the connection's session, for code
+// that drives the GMS engine (Engine.GMS) directly, as GMS's own engine
+// test suites do through a harness.
+func (c *Conn) SQLContext(ctx context.Context) *sql.Context { return c.newContext(ctx, "") }
+
 // Session returns the connection's session.
 func (c *Conn) Session() *Session { return c.sess }
 
