@@ -293,13 +293,18 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 		return err
 	}
 	what := "drop " + strings.ReplaceAll(kind, "_", " ")
+	// Files add_files registered in place stay: lakesql did not write them.
+	keep, err := c.ExternalFiles(ctx, id)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
+	}
 	if err := c.deleteIncarnation(ctx, ds); err != nil {
 		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
 	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
 		c.log.Warn(what+": sub-documents left", "dataset", id.String(), "err", err)
 	}
-	if err := c.deletePrefix(ctx, ds.Location+"/"); err != nil {
+	if err := c.deletePrefix(ctx, ds.Location+"/", keep); err != nil {
 		c.log.Warn(what+": data files left for cleanup", "dataset", id.String(), "err", err)
 	}
 	c.audit(ctx, "drop", kind, id.Workspace, id.Collection, id.Name, author)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/lakesql/lakesql/catalogstore/meta"
 )
 
@@ -197,6 +199,11 @@ func (c *Catalog) DropWorkspace(ctx context.Context, name, author string, cascad
 			return fmt.Errorf("%w: collection %s.%s is locked by %s", ErrLocked, name, coll.Name, coll.LockedBy)
 		}
 	}
+	// Files add_files registered in place stay: lakesql did not write them.
+	keep, err := c.workspaceExternalFiles(ctx, name, colls)
+	if err != nil {
+		return fmt.Errorf("drop workspace %s: %w", name, err)
+	}
 	if err := c.dropWorkspaceMaterializedViews(ctx, name, colls, author); err != nil {
 		return err
 	}
@@ -223,21 +230,59 @@ func (c *Catalog) DropWorkspace(ctx context.Context, name, author string, cascad
 	if err := meta.DeleteTree(ctx, c.meta, workspacePath(name)); err != nil {
 		return fmt.Errorf("drop workspace %s: %w", name, err)
 	}
-	if err := c.deletePrefix(ctx, name+"/"); err != nil {
+	if err := c.deleteLocations(ctx, name, keep); err != nil {
 		c.log.Warn("drop workspace: storage not fully removed", "workspace", name, "err", err)
 	}
 	c.audit(ctx, "drop", "workspace", name, "", name, author)
 	return nil
 }
 
-// deletePrefix removes every object under a key prefix.
-func (c *Catalog) deletePrefix(ctx context.Context, prefix string) error {
+// deleteLocations removes what is left of the workspace's dataset
+// locations (files of a drop that crashed part-way), but no other object
+// under the workspace's prefix: those lakesql did not write, and keep.
+func (c *Catalog) deleteLocations(ctx context.Context, ws string, keep map[string]bool) error {
+	objs, err := c.blob.List(ctx, ws+"/")
+	if err != nil {
+		return err
+	}
+	var first error
+	for _, o := range objs {
+		if keep[o.Key] || !inLocation(o.Key) {
+			continue
+		}
+		if err := c.blob.Delete(ctx, o.Key); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// inLocation reports whether key lies in a dataset location,
+// {ws}/{collection}/{dataset}-{uuid}/….
+func inLocation(key string) bool {
+	segs := strings.SplitN(key, "/", 4)
+	if len(segs) < 4 {
+		return false
+	}
+	d := segs[2]
+	if len(d) < 38 || d[len(d)-37] != '-' {
+		return false
+	}
+	_, err := uuid.Parse(d[len(d)-36:])
+	return err == nil
+}
+
+// deletePrefix removes every object under a key prefix but those in keep.
+func (c *Catalog) deletePrefix(ctx context.Context, prefix string, keep map[string]bool) error {
 	objs, err := c.blob.List(ctx, prefix)
 	if err != nil {
 		return err
 	}
 	var first error
 	for _, o := range objs {
+		if keep[o.Key] {
+			continue
+		}
 		if err := c.blob.Delete(ctx, o.Key); err != nil && first == nil {
 			first = err
 		}

@@ -14,7 +14,13 @@ import (
 
 // ingestProcedures registers files and fills deferred statistics:
 //
-//	CALL add_files('c.t', 'key1,key2' [, deferred])
+//	CALL add_files('c.t', 'ref1,ref2' [, deferred])
+//
+// A ref is a warehouse key, an absolute local path, a file:// or gs://
+// URI, or a glob of any of these. Files in the warehouse's store are
+// registered in place (and never deleted by lakesql); others are copied
+// in. Local paths outside the warehouse need FILE and secure_file_priv;
+// other buckets need FILE.
 //	CALL hydrate_statistics('c.t')
 func ingestProcedures() []sql.ExternalStoredProcedureDetails {
 	addSchema := sql.Schema{
@@ -44,16 +50,23 @@ func procAddFilesDeferred(ctx *sql.Context, table, paths string, deferred bool) 
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
+	refs := env.sess.e.prov.FileRefs()
+	defer refs.Close()
+	var srcs []catalogstore.FileSource
 	for _, p := range strings.Split(paths, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			keys = append(keys, p)
+		if p = strings.TrimSpace(p); p == "" {
+			continue
 		}
+		got, err := refs.Resolve(ctx, p)
+		if err != nil {
+			return nil, sqlerr.Wrap(err)
+		}
+		srcs = append(srcs, got...)
 	}
-	if len(keys) == 0 {
-		return nil, sqlerr.Wrap(fmt.Errorf("%w: add_files needs one or more object keys, comma-separated", catalogstore.ErrBadValue))
+	if len(srcs) == 0 {
+		return nil, sqlerr.Wrap(fmt.Errorf("%w: add_files needs one or more files (warehouse keys, absolute paths, file:// or gs:// URIs, globs), comma-separated", catalogstore.ErrBadValue))
 	}
-	snap, err := env.cat.AddFiles(ctx, ds.Ident(), keys, env.sess.Author(), deferred)
+	snap, err := env.cat.AddFileSources(ctx, ds.Ident(), srcs, env.sess.Author(), deferred)
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}

@@ -272,3 +272,33 @@ func (l *guardedLoadFile) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	return data, nil
 }
+
+// Allowed reports ErrFilePrivilege unless the session's user holds FILE,
+// for server-side reads that are not local files (an object store URI
+// read with the server's credentials).
+func (g FileGuard) Allowed(ctx *sql.Context) error { return g.allowed(ctx) }
+
+// ReadPath confines a server file lakesql's own statements read
+// (add_files, read_parquet, read_csv): the FILE privilege, then the path
+// resolved inside Dir (ErrSecureFilePriv otherwise). It returns the
+// resolved path.
+func (g FileGuard) ReadPath(ctx *sql.Context, p string) (string, error) {
+	if err := g.allowed(ctx); err != nil {
+		return "", err
+	}
+	return g.readPath(p)
+}
+
+// WritePath confines a server file lakesql's own statements write
+// (export_parquet): the FILE privilege, a writable server
+// (ErrReadOnlyFile), and the file's folder resolved inside Dir. It returns
+// the resolved path.
+func (g FileGuard) WritePath(ctx *sql.Context, p string) (string, error) {
+	if err := g.allowed(ctx); err != nil {
+		return "", err
+	}
+	if g.ReadOnly {
+		return "", ErrReadOnlyFile
+	}
+	return g.writePath(p)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
+	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
 )
@@ -27,6 +28,9 @@ type Provider struct {
 	mem     *datafile.BufferPool
 	footers *datafile.FooterCache
 	procs   sql.ExternalStoredProcedureRegistry
+	// guard confines the server files lakesql's own statements read and
+	// write (add_files, read_parquet, export_parquet).
+	guard mysqlfix.FileGuard
 }
 
 var (
@@ -42,6 +46,17 @@ func New(cat *catalogstore.Catalog) *Provider {
 		footers: datafile.NewFooterCache(datafile.DefaultFooterBytes),
 		procs:   sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
 }
+
+// SetFileGuard sets the server-file guard (the engine's secure_file_priv,
+// read-only mode and users). Call it before serving queries.
+func (p *Provider) SetFileGuard(g mysqlfix.FileGuard) { p.guard = g }
+
+// FileGuard returns the server-file guard.
+func (p *Provider) FileGuard() mysqlfix.FileGuard { return p.guard }
+
+// FileRefs returns a resolver of file references for one statement; the
+// caller closes it.
+func (p *Provider) FileRefs() *FileRefs { return NewFileRefs(p.cat.Blob(), p.guard) }
 
 // Catalog returns the provider's catalog.
 func (p *Provider) Catalog() *catalogstore.Catalog { return p.cat }

@@ -845,12 +845,17 @@ func ReadFooter(ctx context.Context, store blob.Store, key string, size int64, s
 	byName := len(lm.byID) == 0
 	idx := make([]int, len(s.Columns))
 	var names []string
+	mapped := 0
 	for i, c := range s.Columns {
 		leaf, ok := lm.find(c, nil)
 		if !ok {
+			if !c.Nullable {
+				return manifest.DataFile{}, fmt.Errorf("add file %s: %w: it has no column %q, which is NOT NULL", key, ErrIncompatible, c.Name)
+			}
 			idx[i] = -1
 			continue
 		}
+		mapped++
 		sf, err := sm.GetColumnField(leaf)
 		if err != nil {
 			return manifest.DataFile{}, fmt.Errorf("add file %s: column %q: %w: %v", key, c.Name, ErrIncompatible, err)
@@ -866,6 +871,9 @@ func ReadFooter(ctx context.Context, store blob.Store, key string, size int64, s
 		if byName {
 			names = append(names, lm.name[leaf])
 		}
+	}
+	if mapped == 0 && len(s.Columns) > 0 {
+		return manifest.DataFile{}, fmt.Errorf("add file %s: %w: none of its columns is a column of the table (matched by %s)", key, ErrIncompatible, map[bool]string{true: "name", false: "field id"}[byName])
 	}
 	f := manifest.DataFile{Path: key, Format: "parquet", FileSize: size, StatsState: manifest.StatsProvided, ColumnNames: names}
 	if err := fillStats(&f, md, s.Columns, idx, nil); err != nil {

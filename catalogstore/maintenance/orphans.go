@@ -35,7 +35,8 @@ type OrphanResult struct {
 	// Young counts unreferenced objects newer than the window, left alone.
 	Young int
 	// Foreign counts objects under the location but outside data/ and
-	// metadata/, which lakesql does not write and cleanup never touches.
+	// metadata/, or registered in place by add_files: lakesql did not
+	// write them and cleanup never touches them.
 	Foreign int
 	// Missing are referenced files under the location that do not exist: a
 	// platform inconsistency, also reported as an alert.
@@ -183,11 +184,17 @@ func RemoveOrphans(ctx context.Context, cat *catalogstore.Catalog, ds *catalogst
 	now := cat.Now()
 	var eligible []blob.Info
 	waiting := map[string]time.Time{}
+	// Files add_files registered in place are never lakesql's to delete,
+	// referenced or not.
+	external, err := cat.ExternalFiles(ctx, ds.Ident())
+	if err != nil {
+		return nil, err
+	}
 	for _, obj := range objects {
 		if live.files[obj.Key] {
 			continue
 		}
-		if !strings.HasPrefix(obj.Key, prefix+"data/") && !strings.HasPrefix(obj.Key, prefix+"metadata/") {
+		if external[obj.Key] || !strings.HasPrefix(obj.Key, prefix+"data/") && !strings.HasPrefix(obj.Key, prefix+"metadata/") {
 			res.Foreign++
 			continue
 		}

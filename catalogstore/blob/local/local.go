@@ -29,8 +29,9 @@ const maxPublishAttempts = 50
 // Store is a blob.Store over a folder. All methods are safe for concurrent
 // use, also by several processes sharing the folder.
 type Store struct {
-	root string // absolute, cleaned
-	tmp  string // root/.tmp
+	root     string // absolute, cleaned
+	tmp      string // root/.tmp
+	readOnly bool   // OpenReadOnly: Put and Delete refuse
 }
 
 var _ blob.Store = (*Store)(nil)
@@ -52,6 +53,21 @@ func Open(root string) (*Store, error) {
 	}
 	s.removeStaleTemps(time.Now().Add(-staleTemp))
 	return s, nil
+}
+
+// OpenReadOnly returns a store over the existing folder root that only
+// reads: it creates nothing (no .tmp/ folder), and Put and Delete return
+// blob.ErrReadOnly. For reading files lakesql does not own (add_files and
+// read_parquet of local paths outside the warehouse).
+func OpenReadOnly(root string) (*Store, error) {
+	if root == "" {
+		return nil, fmt.Errorf("%w: empty folder path", blob.ErrBadURI)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("open local store %s: %w", root, err)
+	}
+	return &Store{root: abs, tmp: filepath.Join(abs, blob.ReservedDir), readOnly: true}, nil
 }
 
 // removeStaleTemps deletes temporary files last modified before cutoff.
@@ -93,6 +109,9 @@ func (s *Store) LocalPath(key string) string {
 // an object, atomically even across processes. If r fails or ctx is done,
 // nothing is published and a previous object at key is kept.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) error {
+	if s.readOnly {
+		return fmt.Errorf("put %s: %w", key, blob.ErrReadOnly)
+	}
 	dst, err := s.path(key)
 	if err != nil {
 		return err
@@ -377,6 +396,9 @@ func (s *Store) List(ctx context.Context, prefix string) ([]blob.Info, error) {
 // Delete removes the object at key and then every parent folder that is
 // left empty, up to the root. A missing object is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
+	if s.readOnly {
+		return fmt.Errorf("delete %s: %w", key, blob.ErrReadOnly)
+	}
 	p, err := s.path(key)
 	if err != nil {
 		return err
