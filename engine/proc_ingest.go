@@ -21,6 +21,7 @@ import (
 // registered in place (and never deleted by lakesql); others are copied
 // in. Local paths outside the warehouse need FILE and secure_file_priv;
 // other buckets need FILE.
+//
 //	CALL hydrate_statistics('c.t')
 func ingestProcedures() []sql.ExternalStoredProcedureDetails {
 	addSchema := sql.Schema{
