@@ -41,7 +41,7 @@ var gmsKinds = []struct {
 	// GMS's privilege checks that name no table (LOAD DATA's FILE, CREATE
 	// USER, …): MySQL's ER_SPECIFIC_ACCESS_DENIED_ERROR.
 	{sql.ErrPrivilegeCheckFailed, Code{mysql.ERSpecifiedAccessDenied, "42000"}},
-	{sql.ErrFileExists, Code{1086, "HY000"}},        // ER_FILE_EXISTS_ERROR (INTO OUTFILE, export_parquet)
+	{sql.ErrFileExists, Code{1086, "HY000"}},       // ER_FILE_EXISTS_ERROR (INTO OUTFILE, export_parquet)
 	{sql.ErrLoadDataCannotOpen, Code{29, "HY000"}}, // ER_FILE_NOT_FOUND (LOAD DATA INFILE)
 }
 
