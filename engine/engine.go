@@ -152,6 +152,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	initVariables()
 	e.prov = provider.New(e.cat)
+	e.close = append(e.close, e.prov.Close)
 	registerProcedures(e)
 	installAuth()
 	a := rewrite.AddRules(mysqlfix.AddRules(analyzer.NewBuilder(e.prov)).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).

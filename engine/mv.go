@@ -219,7 +219,9 @@ func readTables(n sql.Node) []*provider.Table {
 			case *plan.TableCopier:
 				visit(x.Source)
 			}
-			if t := providerTable(n); t != nil {
+			// read_parquet's table is files, not a dataset of any
+			// workspace: no egress, no refresh trigger.
+			if t := providerTable(n); t != nil && !t.ReadsFiles() {
 				out = append(out, t)
 			}
 			if ex, ok := n.(sql.Expressioner); ok {

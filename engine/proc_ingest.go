@@ -52,7 +52,6 @@ func procAddFilesDeferred(ctx *sql.Context, table, paths string, deferred bool) 
 		return nil, err
 	}
 	refs := env.sess.e.prov.FileRefs()
-	defer refs.Close()
 	var srcs []catalogstore.FileSource
 	for _, p := range strings.Split(paths, ",") {
 		if p = strings.TrimSpace(p); p == "" {

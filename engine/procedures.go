@@ -23,6 +23,7 @@ func procedureSets() [][]sql.ExternalStoredProcedureDetails {
 		maintenanceProcedures(),
 		integrityProcedures(),
 		ingestProcedures(),
+		exportProcedures(),
 		icebergProcedures(),
 	}
 }

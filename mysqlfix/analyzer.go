@@ -6,6 +6,7 @@ import "github.com/dolthub/go-mysql-server/sql/analyzer"
 const (
 	ruleExactSumAvg analyzer.RuleId = 20000 + iota
 	ruleDeleteAllToTruncate
+	ruleTableFuncNullability
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -14,5 +15,5 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	if id := gmsProcessTruncate(); id >= 0 {
 		b = b.RemoveOnceAfterRule(id).AddPostAnalyzeRule(ruleDeleteAllToTruncate, deleteAllToTruncate)
 	}
-	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg)
+	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability)
 }

@@ -16,6 +16,9 @@ type CSVFormat struct {
 	EscapedBy          string // "" or one character; default "\\"
 	LinesStartingBy    string // a prefix skipped on each line; lines without it are skipped
 	LinesTerminatedBy  string // default "\n"
+	// BareNULL reads the unenclosed word NULL as NULL (MySQL does when an
+	// enclosing character is set or no escape character is).
+	BareNULL bool
 }
 
 // CSVField is one field read: its value after unquoting and unescaping,
@@ -187,11 +190,11 @@ func (c *CSVReader) consumeEnd() bool {
 	}
 }
 
-// bare is the unenclosed field in buf: the word NULL reads as NULL when
-// MySQL says so (an enclosing character is set, or no escape character).
+// bare is the unenclosed field in buf (the word NULL is NULL with
+// BareNULL).
 func (c *CSVReader) bare(escaped bool) CSVField {
 	v := c.buf.String()
-	if !escaped && v == "NULL" && (c.f.EnclosedBy != "" || c.f.EscapedBy == "") {
+	if !escaped && v == "NULL" && c.f.BareNULL {
 		return CSVField{Null: true}
 	}
 	return CSVField{Value: v}

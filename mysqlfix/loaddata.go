@@ -75,7 +75,8 @@ func (l *loadData) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 		return nil, sql.ErrLoadDataCannotOpen.New(err.Error())
 	}
 	cr := NewCSVReader(rd, CSVFormat{FieldsTerminatedBy: l.FieldsTerminatedBy, EnclosedBy: l.FieldsEnclosedBy,
-		EscapedBy: l.FieldsEscapedBy, LinesStartingBy: l.LinesStartingBy, LinesTerminatedBy: l.LinesTerminatedBy})
+		EscapedBy: l.FieldsEscapedBy, LinesStartingBy: l.LinesStartingBy, LinesTerminatedBy: l.LinesTerminatedBy,
+		BareNULL: l.FieldsEnclosedBy != "" || l.FieldsEscapedBy == ""})
 	if err := cr.SkipLines(l.IgnoreNum); err != nil {
 		rd.Close()
 		return nil, err

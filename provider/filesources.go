@@ -13,7 +13,6 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/blob"
-	"github.com/lakesql/lakesql/catalogstore/blob/gcs"
 	"github.com/lakesql/lakesql/catalogstore/blob/local"
 	"github.com/lakesql/lakesql/mysqlfix"
 )
@@ -31,22 +30,17 @@ var ErrNoFiles = fmt.Errorf("%w: no such file", catalogstore.ErrBadValue)
 // secure_file_priv); another bucket needs FILE. Close releases the
 // stores opened. Not safe for concurrent use.
 type FileRefs struct {
-	wh      blob.Store
-	guard   mysqlfix.FileGuard
-	disk    *local.Store
-	buckets map[string]blob.Store
+	wh     blob.Store
+	guard  mysqlfix.FileGuard
+	disk   *local.Store
+	bucket func(ctx context.Context, name string) (blob.Store, error)
 }
 
-// NewFileRefs returns a resolver for the warehouse store wh under guard.
-func NewFileRefs(wh blob.Store, guard mysqlfix.FileGuard) *FileRefs {
-	return &FileRefs{wh: wh, guard: guard, buckets: map[string]blob.Store{}}
-}
-
-// Close closes the buckets opened.
-func (r *FileRefs) Close() {
-	for _, b := range r.buckets {
-		b.Close()
-	}
+// NewFileRefs returns a resolver for the warehouse store wh under guard;
+// bucket opens (or returns an open) store over a GCS bucket, which the
+// caller of NewFileRefs owns.
+func NewFileRefs(wh blob.Store, guard mysqlfix.FileGuard, bucket func(ctx context.Context, name string) (blob.Store, error)) *FileRefs {
+	return &FileRefs{wh: wh, guard: guard, bucket: bucket}
 }
 
 // Resolve returns the files ref names, sorted by key for a glob. A glob
@@ -60,7 +54,7 @@ func (r *FileRefs) Resolve(ctx *sql.Context, ref string) ([]catalogstore.FileSou
 	case strings.HasPrefix(ref, whURI+"/"):
 		return r.inStore(ctx, ref, nil, r.wh, strings.TrimPrefix(ref, whURI+"/"))
 	case strings.HasPrefix(ref, "gs://"):
-		return r.bucket(ctx, ref)
+		return r.inBucket(ctx, ref)
 	case strings.HasPrefix(ref, "file://"):
 		p := strings.TrimPrefix(ref, "file://")
 		if !filepath.IsAbs(p) {
@@ -126,7 +120,7 @@ func refName(ref, glob, key string) string {
 
 // bucket resolves a gs:// reference outside the warehouse: it needs FILE,
 // and the bucket must be reachable with the server's credentials.
-func (r *FileRefs) bucket(ctx *sql.Context, ref string) ([]catalogstore.FileSource, error) {
+func (r *FileRefs) inBucket(ctx *sql.Context, ref string) ([]catalogstore.FileSource, error) {
 	if err := r.guard.Allowed(ctx); err != nil {
 		return nil, err
 	}
@@ -135,13 +129,9 @@ func (r *FileRefs) bucket(ctx *sql.Context, ref string) ([]catalogstore.FileSour
 	if key == "" {
 		return nil, fmt.Errorf("%w: %s names a bucket, not a file", catalogstore.ErrBadValue, ref)
 	}
-	b, ok := r.buckets[name]
-	if !ok {
-		s, err := gcs.Open(ctx, "gs://"+name)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: bucket %s cannot be reached: %w", catalogstore.ErrBadValue, ref, name, err)
-		}
-		b, r.buckets[name] = s, s
+	b, err := r.bucket(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: bucket %s cannot be reached: %w", catalogstore.ErrBadValue, ref, name, err)
 	}
 	return r.inStore(ctx, ref, b, b, key)
 }

@@ -1,13 +1,17 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/blob/gcs"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/scan"
@@ -31,6 +35,15 @@ type Provider struct {
 	// guard confines the server files lakesql's own statements read and
 	// write (add_files, read_parquet, export_parquet).
 	guard mysqlfix.FileGuard
+	// buckets are the GCS buckets file references read (other than the
+	// warehouse's), opened once and closed by Close.
+	buckets *bucketCache
+}
+
+// bucketCache holds open bucket stores by name.
+type bucketCache struct {
+	mu sync.Mutex
+	m  map[string]blob.Store
 }
 
 var (
@@ -44,7 +57,7 @@ func New(cat *catalogstore.Catalog) *Provider {
 	return (&Provider{cat: cat, fns: map[string]sql.TableFunction{}, cache: scan.NewCache(scan.DefaultCacheBytes),
 		pruner: scan.NewPruner(scan.DefaultPrunerBytes), mem: datafile.NewBufferPool(datafile.DefaultPoolBytes),
 		footers: datafile.NewFooterCache(datafile.DefaultFooterBytes),
-		procs:   sql.NewExternalStoredProcedureRegistry()}).withHistoryFunctions()
+		procs:   sql.NewExternalStoredProcedureRegistry(), buckets: &bucketCache{m: map[string]blob.Store{}}}).withHistoryFunctions().withFileFunctions()
 }
 
 // SetFileGuard sets the server-file guard (the engine's secure_file_priv,
@@ -56,7 +69,35 @@ func (p *Provider) FileGuard() mysqlfix.FileGuard { return p.guard }
 
 // FileRefs returns a resolver of file references for one statement; the
 // caller closes it.
-func (p *Provider) FileRefs() *FileRefs { return NewFileRefs(p.cat.Blob(), p.guard) }
+func (p *Provider) FileRefs() *FileRefs { return NewFileRefs(p.cat.Blob(), p.guard, p.bucket) }
+
+// bucket returns the store over a GCS bucket, opening it once.
+func (p *Provider) bucket(ctx context.Context, name string) (blob.Store, error) {
+	c := p.buckets
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.m[name]; ok {
+		return b, nil
+	}
+	b, err := gcs.Open(ctx, "gs://"+name)
+	if err != nil {
+		return nil, err
+	}
+	c.m[name] = b
+	return b, nil
+}
+
+// Close closes the buckets file references opened.
+func (p *Provider) Close() error {
+	c := p.buckets
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, b := range c.m {
+		b.Close()
+		delete(c.m, name)
+	}
+	return nil
+}
 
 // Catalog returns the provider's catalog.
 func (p *Provider) Catalog() *catalogstore.Catalog { return p.cat }

@@ -108,9 +108,9 @@ func (t *Table) records(ctx *sql.Context) (uint64, error) {
 	if t.snapshot == t.ds.CurrentSnapshotID {
 		return uint64(t.ds.CurrentRecords), nil
 	}
-	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	files, _, err := t.liveFiles(ctx)
 	if err != nil {
-		return 0, sqlerr.Wrap(err)
+		return 0, err
 	}
 	_, n, _ := manifest.Summary(files)
 	return uint64(n), nil
@@ -122,9 +122,9 @@ func (p *StatsProvider) GetTableStats(ctx *sql.Context, db string, table sql.Tab
 	if !ok || t.snapshot == 0 {
 		return nil, nil
 	}
-	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	files, _, err := t.liveFiles(ctx)
 	if err != nil {
-		return nil, sqlerr.Wrap(err)
+		return nil, err
 	}
 	p.mu.Lock()
 	an, ok := p.ndv[statsKey(db, t.Name())]

@@ -27,6 +27,9 @@ type Table struct {
 	proj     []string       // nil: every column
 	filters  []sql.Expression
 	limit    int64 // > 0: the query reads at most this many rows
+	// ext, if set, is a file set read in place of the dataset's snapshot
+	// (read_parquet): the table is read-only and ds is synthetic.
+	ext *fileSet
 }
 
 var (
@@ -54,6 +57,10 @@ func newTableAt(db *Database, ds *catalogstore.Dataset, s *schema.Schema, snap i
 
 // Dataset returns the dataset document the table was loaded from.
 func (t *Table) Dataset() *catalogstore.Dataset { return t.ds }
+
+// ReadsFiles reports whether t is read_parquet's table over files rather
+// than a dataset.
+func (t *Table) ReadsFiles() bool { return t.ext != nil }
 
 // SnapshotID is the snapshot the table reads.
 func (t *Table) SnapshotID() int64 { return t.snapshot }
@@ -192,12 +199,12 @@ func (t *Table) rowsWith(ctx *sql.Context, ids []int, st staged, limit int64) (s
 	if t.snapshot == 0 || st.truncated {
 		return sql.RowsToRowIter(st.rows...), nil
 	}
-	files, snap, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	files, prune, err := t.liveFiles(ctx)
 	if err != nil {
-		return nil, sqlerr.Wrap(err)
+		return nil, err
 	}
-	files = t.db.p.pruner.Prune(snap.ManifestPath, files, t.ds.Specs, scan.Predicates(t.schema, t.filters))
-	it := scan.NewRowIter(ctx, scan.Request{
+	files = prune(files, t.ds.Specs, scan.Predicates(t.schema, t.filters))
+	req := scan.Request{
 		Store:    t.db.p.cat.Blob(),
 		Files:    files,
 		Schema:   t.schema,
@@ -206,7 +213,12 @@ func (t *Table) rowsWith(ctx *sql.Context, ids []int, st staged, limit int64) (s
 		Footers:  t.db.p.footers,
 		Filters:  t.filters,
 		Limit:    limit,
-	})
+	}
+	if t.ext != nil {
+		// Files outside the catalog may change between queries: no caches.
+		req.Store, req.Cache, req.Footers = t.ext.store, nil, nil
+	}
+	it := scan.NewRowIter(ctx, req)
 	if len(st.rows) == 0 {
 		return it, nil
 	}
@@ -272,6 +284,9 @@ func (t *Table) DataLength(*sql.Context) (uint64, error) {
 }
 
 func (t *Table) checkWritable() error {
+	if t.ext != nil {
+		return fmt.Errorf("%w: %s reads files; it cannot be written", catalogstore.ErrNotSupported, t.ext.key)
+	}
 	if t.asOf {
 		return fmt.Errorf("%w: %s is read AS OF snapshot %d; time travel is read-only", catalogstore.ErrNotSupported, t.ds.Name, t.snapshot)
 	}
@@ -437,8 +452,21 @@ func (t *Table) Files(ctx *sql.Context) ([]manifest.DataFile, error) {
 	if t.snapshot == 0 {
 		return nil, nil
 	}
-	files, _, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
-	return files, sqlerr.Wrap(err)
+	files, _, err := t.liveFiles(ctx)
+	return files, err
+}
+
+// liveFiles returns the files of the snapshot t reads (or its file set)
+// and the pruner bound to them.
+func (t *Table) liveFiles(ctx *sql.Context) ([]manifest.DataFile, scan.PruneFunc, error) {
+	if t.ext != nil {
+		return t.ext.files, t.ext.pruner.For(t.ext.key), nil
+	}
+	files, snap, err := t.db.p.cat.Files(ctx, t.ds, t.snapshot)
+	if err != nil {
+		return nil, nil, sqlerr.Wrap(err)
+	}
+	return files, t.db.p.pruner.For(snap.ManifestPath), nil
 }
 
 // AggInput is what a vectorised aggregate over t reads: the files of the
@@ -448,14 +476,17 @@ func (t *Table) Files(ctx *sql.Context) ([]manifest.DataFile, error) {
 func (t *Table) AggInput(ctx *sql.Context) (scan.AggInput, error) {
 	p := t.db.p
 	in := scan.AggInput{Store: p.cat.Blob(), Specs: t.ds.Specs, Mem: p.mem, Footers: p.footers}
+	if t.ext != nil {
+		in.Store, in.Footers = t.ext.store, nil
+	}
 	if t.snapshot == 0 {
 		return in, nil
 	}
-	files, snap, err := p.cat.Files(ctx, t.ds, t.snapshot)
+	files, prune, err := t.liveFiles(ctx)
 	if err != nil {
-		return in, sqlerr.Wrap(err)
+		return in, err
 	}
-	in.Files, in.Prune = files, p.pruner.For(snap.ManifestPath)
+	in.Files, in.Prune = files, prune
 	return in, nil
 }
 
@@ -482,7 +513,7 @@ func (t *Table) PreciseMatch() bool { return false }
 // rewrites that answer from files alone must not apply then.
 func (t *Table) HasStagedWrites(ctx *sql.Context) bool {
 	sess, err := sessionOf(ctx)
-	if err != nil {
+	if err != nil || t.ext != nil {
 		return false
 	}
 	return sess.Writes().Has(t.ds.Ident(), t.ds.UUID)
