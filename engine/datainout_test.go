@@ -1,0 +1,232 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
+)
+
+// dataInOut opens an engine whose secure_file_priv is a fresh folder,
+// and runs st embedded and over the wire, each on a fresh warehouse;
+// files(dir) writes the fixtures into that folder first, and the
+// script's "$F" stands for the folder.
+func dataInOut(t *testing.T, files func(t *testing.T, dir string), st scriptTest) {
+	t.Helper()
+	for _, mode := range []string{"embedded", "wire"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			files(t, dir)
+			e, err := engine.Open(context.Background(), engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true, SecureFilePriv: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { e.Close() })
+			run := embedded(t, e)
+			if mode == "wire" {
+				h, _ := serve(t, e, "")
+				run = wire(t, h)
+			}
+			sub := func(s string) string { return strings.ReplaceAll(s, "$F", dir) }
+			cp := scriptTest{name: st.name}
+			for _, q := range st.setup {
+				cp.setup = append(cp.setup, sub(q))
+			}
+			for _, c := range st.checks {
+				c.query = sub(c.query)
+				c.want = append([]string(nil), c.want...)
+				for i := range c.want {
+					c.want[i] = sub(c.want[i])
+				}
+				cp.checks = append(cp.checks, c)
+			}
+			runScript(t, mode, run, cp)
+		})
+	}
+}
+
+// TestReadParquetAndCSV: read_parquet and read_csv in SELECT, filters,
+// aggregates (vectorised), joins and CREATE TABLE … AS SELECT, and each
+// bad input refused naming the file.
+func TestReadParquetAndCSV(t *testing.T) {
+	dataInOut(t, func(t *testing.T, dir string) {
+		writeFile(t, filepath.Join(dir, "p", "a.parquet"), parquetRows(t, []int64{1, 2}, []string{"a", "b"}, false))
+		writeFile(t, filepath.Join(dir, "p", "b.parquet"), parquetRows(t, []int64{3}, []string{"c"}, false))
+		writeFile(t, filepath.Join(dir, "q", "a.parquet"), parquetRows(t, []int64{1}, []string{"a"}, false))
+		writeFile(t, filepath.Join(dir, "q", "z.parquet"), parquetRows(t, []int64{2}, nil, true))
+		writeFile(t, filepath.Join(dir, "bad.parquet"), []byte("not parquet at all"))
+		writeFile(t, filepath.Join(dir, "c.csv"), []byte("id,name,day,score\n1,\"x, y\",2024-01-02,1.5\n2,,2024-03-04,2\n3,\"say \"\"hi\"\"\",2024-05-06,\n"))
+		writeFile(t, filepath.Join(dir, "semi.csv"), []byte("7;seven\n8;eight\n"))
+		writeFile(t, filepath.Join(dir, "open.csv"), []byte("id,name\n1,\"never closed\n"))
+	}, scriptTest{
+		setup: []string{"CREATE DATABASE d", "USE d"},
+		checks: []check{
+			{query: "SELECT id, name FROM read_parquet('$F/p/*.parquet')", want: []string{"1|a", "2|b", "3|c"}},
+			{query: "SELECT COUNT(*), SUM(id) FROM read_parquet('$F/p/*.parquet') WHERE id > 1", want: []string{"2|5"}},
+			{query: "SELECT name FROM read_parquet('file://$F/p/b.parquet')", want: []string{"c"}},
+			{query: "SELECT id, name, day, score FROM read_csv('$F/c.csv')", want: []string{"1|x, y|2024-01-02|1.5", "2|NULL|2024-03-04|2", `3|say "hi"|2024-05-06|NULL`}},
+			{query: "SELECT * FROM read_csv('$F/semi.csv', 'delim=;', 'header=false')", want: []string{"7|seven", "8|eight"}},
+			{query: "SELECT p.name, c.day FROM read_parquet('$F/p/*.parquet') p JOIN read_csv('$F/c.csv') c ON p.id = c.id", want: []string{"a|2024-01-02", "b|2024-03-04", "c|2024-05-06"}},
+			{query: "CREATE TABLE d.fromp AS SELECT * FROM read_parquet('$F/p/*.parquet') WHERE id <> 2"},
+			{query: "CREATE TABLE d.fromc AS SELECT * FROM read_csv('$F/c.csv')"},
+			{query: "SELECT id, name FROM d.fromp", want: []string{"1|a", "3|c"}},
+			{query: "SELECT id, name, day, score FROM d.fromc", want: []string{"1|x, y|2024-01-02|1.5", "2|NULL|2024-03-04|2", `3|say "hi"|2024-05-06|NULL`}},
+			{query: "SELECT COUNT(*) FROM read_parquet('$F/nope.parquet')", wantErr: "1231 nope.parquet does not exist"},
+			{query: "SELECT COUNT(*) FROM read_parquet('$F/p')", wantErr: "1231 is a folder"},
+			{query: "SELECT COUNT(*) FROM read_parquet('$F/bad.parquet')", wantErr: "1231 bad.parquet"},
+			{query: "SELECT COUNT(*) FROM read_parquet('$F/p/*.orc')", wantErr: "1231 matched no files"},
+			{query: "SELECT COUNT(*) FROM read_parquet('$F/q/*.parquet')", wantErr: `1231 z.parquet`},
+			{query: "SELECT COUNT(*) FROM read_parquet('/etc/*.parquet')", wantErr: "1290 secure-file-priv"},
+			{query: "SELECT * FROM read_csv('$F/open.csv')", wantErr: "1231 not closed"},
+			{query: "SELECT * FROM read_csv('$F/c.csv', 'colour=red')", wantErr: "1231 no option"},
+			{query: "SELECT * FROM read_csv('$F/none.csv')", wantErr: "1231 none.csv does not exist"},
+			{query: "SHOW TABLES", want: []string{"fromc", "fromp"}},
+		},
+	})
+}
+
+// TestReadParquet_Vectorised: an aggregate over read_parquet runs as the
+// vectorised scan a dataset's would.
+func TestReadParquet_Vectorised(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p", "a.parquet"), parquetRows(t, []int64{1, 2}, []string{"a", "b"}, false))
+	e, err := engine.Open(context.Background(), engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true, SecureFilePriv: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	conn := e.Connect("root")
+	t.Cleanup(func() { conn.Close() })
+	for _, q := range []string{"CREATE DATABASE d", "USE d"} {
+		if _, err := conn.Query(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := "SELECT COUNT(*), SUM(id) FROM read_parquet('" + dir + "/p/*.parquet') WHERE id > 1"
+	if got := enginetest.Explain(t, conn, q); !strings.Contains(got, "VectorAggregate(d.read_parquet)") {
+		t.Fatalf("plan:\n%s", got)
+	}
+	if got := enginetest.Render(t, conn, q); got != "1|2" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestLoadData_MySQLCSVOptions: LOAD DATA reads every FIELDS and LINES
+// option MySQL has, a column list with user variables and SET, and IGNORE
+// n LINES; a malformed file loads nothing.
+func TestLoadData_MySQLCSVOptions(t *testing.T) {
+	dataInOut(t, func(t *testing.T, dir string) {
+		writeFile(t, filepath.Join(dir, "q.csv"), []byte("id,name,note\n"+
+			"1,\"a, b\",plain\n"+
+			"2,\"say \"\"hi\"\"\",\"two\nlines\"\n"+
+			"3,\"back\\\"slash\",\\N\n"+
+			"4,NULL,\"NULL\"\n"))
+		writeFile(t, filepath.Join(dir, "crlf.csv"), []byte("5|e|x\r\n6|f|y\r\n"))
+		writeFile(t, filepath.Join(dir, "prefixed.txt"), []byte("xx7\tg\tz\nnoise\nxx8\th\tw\n"))
+		writeFile(t, filepath.Join(dir, "vars.csv"), []byte("9,ii,skip\n10,jj,skip\n"))
+		writeFile(t, filepath.Join(dir, "broken.csv"), []byte("11,\"open\n"))
+	}, scriptTest{
+		setup: []string{"CREATE DATABASE d", "USE d", "CREATE TABLE d.t (id INT, name VARCHAR(20), note TEXT)"},
+		checks: []check{
+			{query: `LOAD DATA INFILE '$F/q.csv' INTO TABLE d.t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY '\\' LINES TERMINATED BY '\n' IGNORE 1 LINES`},
+			{query: `LOAD DATA INFILE '$F/crlf.csv' INTO TABLE d.t FIELDS TERMINATED BY '|' LINES TERMINATED BY '\r\n'`},
+			{query: `LOAD DATA INFILE '$F/prefixed.txt' INTO TABLE d.t LINES STARTING BY 'xx'`},
+			{query: `LOAD DATA INFILE '$F/vars.csv' INTO TABLE d.t FIELDS TERMINATED BY ',' (id, @n, @skip) SET name = UPPER(@n), note = 'set'`},
+			{query: "SELECT id, name, note FROM d.t ORDER BY id", ordered: true, want: []string{
+				"1|a, b|plain", `2|say "hi"|two` + "\n" + "lines", `3|back"slash|NULL`, "4|NULL|NULL",
+				"5|e|x", "6|f|y", "7|g|z", "8|h|w", "9|II|set", "10|JJ|set"}},
+			{query: "SELECT COUNT(*) FROM d.t WHERE note = 'NULL'", want: []string{"1"}},
+			{query: `LOAD DATA INFILE '$F/broken.csv' INTO TABLE d.t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"'`, wantErr: "1105 not closed"},
+			{query: `LOAD DATA INFILE '$F/missing.csv' INTO TABLE d.t`, wantErr: "29 missing.csv"},
+			{query: "SELECT COUNT(*) FROM d.t", want: []string{"10"}},
+		},
+	})
+}
+
+// TestIntoOutfileAndExportParquet: SELECT … INTO OUTFILE writes MySQL's
+// CSV (and LOAD DATA reads it back); export_parquet writes a table or a
+// query; an existing file is refused unless overwrite is asked for.
+func TestIntoOutfileAndExportParquet(t *testing.T) {
+	dataInOut(t, func(t *testing.T, dir string) {}, scriptTest{
+		setup: []string{"CREATE DATABASE d", "USE d",
+			"CREATE TABLE d.t (id INT, name VARCHAR(20), at DATETIME, amount DECIMAL(10,2))",
+			`INSERT INTO d.t VALUES (1, 'a, "b"', '2024-01-02 03:04:05', 1.50), (2, NULL, NULL, -2.00), (3, 'back\\slash', '2024-12-31 23:59:59', 0)`},
+		checks: []check{
+			{query: `SELECT * FROM d.t ORDER BY id INTO OUTFILE '$F/t.csv' FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' LINES TERMINATED BY '\n'`},
+			{query: `SELECT LOAD_FILE('$F/t.csv')`, want: []string{"1,\"a, \\\"b\\\"\",2024-01-02 03:04:05,1.50\n2,\\N,\\N,-2.00\n3,\"back\\\\slash\",2024-12-31 23:59:59,0.00\n"}},
+			{query: `SELECT * FROM d.t INTO OUTFILE '$F/t.csv'`, wantErr: "1086 already exists"},
+			{query: "CREATE TABLE d.back (id INT, name VARCHAR(20), at DATETIME, amount DECIMAL(10,2))"},
+			{query: `LOAD DATA INFILE '$F/t.csv' INTO TABLE d.back FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"'`},
+			{query: "SELECT COUNT(*) FROM d.back b JOIN d.t t ON b.id = t.id AND b.name <=> t.name AND b.at <=> t.at AND b.amount = t.amount", want: []string{"3"}},
+			{query: "CALL export_parquet('d.t', '$F/t.parquet')", want: []string{"3|$F/t.parquet"}},
+			{query: "SELECT id, name, at, amount FROM read_parquet('$F/t.parquet')", want: []string{`1|a, "b"|2024-01-02 03:04:05|1.50`, "2|NULL|NULL|-2.00", `3|back\slash|2024-12-31 23:59:59|0.00`}},
+			{query: "CALL export_parquet('d.t', '$F/t.parquet')", wantErr: "1086 already exists"},
+			{query: "CALL export_parquet('SELECT id * 10 AS x FROM d.t WHERE id < 3', '$F/t.parquet', true)", want: []string{"2|$F/t.parquet"}},
+			{query: "SELECT x FROM read_parquet('$F/t.parquet')", want: []string{"10", "20"}},
+			{query: "CALL export_parquet('d.nope', '$F/n.parquet')", wantErr: "1146 nope"},
+			{query: "CALL export_parquet('not a query', '$F/n.parquet')", wantErr: "1231 not a query"},
+			{query: "CALL export_parquet('d.t', '/etc/lakesql-export.parquet')", wantErr: "1290 secure-file-priv"},
+			{query: "SELECT * FROM read_parquet('$F/n.parquet')", wantErr: "1231 does not exist"},
+		},
+	})
+}
+
+// TestExport_GuardsAndGCS: on a read-only server and without FILE, file
+// writes are refused with nothing written; export_parquet and read_parquet
+// work on gs:// (fake-gcs-server).
+func TestExport_GuardsAndGCS(t *testing.T) {
+	ctx := context.Background()
+	fakeGCS(t, "lakesql-out", map[string][]byte{"keep.txt": []byte("x")})
+	wh, dir := t.TempDir(), t.TempDir()
+	open := func(readOnly bool) *engine.Engine {
+		e, err := engine.Open(ctx, engine.Config{Warehouse: wh, CreateDefaultWorkspace: true, NoAudit: true,
+			Auth: true, RootPassword: "s3cret", ReadOnly: readOnly, SecureFilePriv: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	e := open(false)
+	addr := listen(t, e)
+	root := dial(t, addr, "root", "s3cret")
+	root.SetMaxOpenConns(1)
+	for _, q := range []string{"CREATE DATABASE d", "CREATE TABLE d.t (id INT)", "INSERT INTO d.t VALUES (1), (2)",
+		"CREATE USER bob IDENTIFIED BY 'pw'", "GRANT ALL ON d.* TO bob", "USE d"} {
+		mustExec(t, root, q)
+	}
+	mustExec(t, root, "CALL export_parquet('d.t', 'gs://lakesql-out/x/t.parquet')")
+	var n int
+	if err := root.QueryRow("SELECT SUM(id) FROM read_parquet('gs://lakesql-out/x/*.parquet')").Scan(&n); err != nil || n != 3 {
+		t.Fatalf("read back from gs: %d %v", n, err)
+	}
+	_, err := root.Exec("CALL export_parquet('d.t', 'gs://lakesql-out/x/t.parquet')")
+	wantCode(t, "export_parquet to an existing object", err, 1086)
+
+	bob := dial(t, addr, "bob", "pw")
+	bob.SetMaxOpenConns(1)
+	mustExec(t, bob, "USE d")
+	_, err = bob.Exec("CALL export_parquet('d.t', '" + filepath.Join(dir, "bob.parquet") + "')")
+	wantCode(t, "export_parquet without FILE", err, 1227)
+	absent(t, filepath.Join(dir, "bob.parquet"))
+	_, err = bob.Exec("SELECT * FROM read_parquet('gs://lakesql-out/x/t.parquet')")
+	wantCode(t, "read_parquet of a bucket without FILE", err, 1227)
+	_, err = bob.Exec("SELECT * FROM d.t INTO OUTFILE '" + filepath.Join(dir, "bob.csv") + "'")
+	wantCode(t, "INTO OUTFILE without FILE", err, 1227)
+	absent(t, filepath.Join(dir, "bob.csv"))
+
+	e.Close()
+	ro := dial(t, listen(t, open(true)), "root", "s3cret")
+	ro.SetMaxOpenConns(1)
+	mustExec(t, ro, "USE d")
+	_, err = ro.Exec("CALL export_parquet('d.t', '" + filepath.Join(dir, "ro.parquet") + "')")
+	wantCode(t, "export_parquet on a read-only server", err, 1290)
+	absent(t, filepath.Join(dir, "ro.parquet"))
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("files left in %s: %v", dir, entries)
+	}
+}
