@@ -247,7 +247,7 @@ func (c *Catalog) deleteLocations(ctx context.Context, ws string, keep map[strin
 	}
 	var first error
 	for _, o := range objs {
-		if keep[o.Key] || !inLocation(o.Key) {
+		if keep[o.Key] || !InDatasetLocation(o.Key) {
 			continue
 		}
 		if err := c.blob.Delete(ctx, o.Key); err != nil && first == nil {
@@ -257,9 +257,9 @@ func (c *Catalog) deleteLocations(ctx context.Context, ws string, keep map[strin
 	return first
 }
 
-// inLocation reports whether key lies in a dataset location,
-// {ws}/{collection}/{dataset}-{uuid}/….
-func inLocation(key string) bool {
+// InDatasetLocation reports whether key lies in a dataset location,
+// {ws}/{collection}/{dataset}-{uuid}/…: a folder lakesql manages.
+func InDatasetLocation(key string) bool {
 	segs := strings.SplitN(key, "/", 4)
 	if len(segs) < 4 {
 		return false

@@ -175,7 +175,8 @@ func TestAddFiles_NeedsFILE(t *testing.T) {
 	t.Cleanup(func() { e.Close() })
 	addr := listen(t, e)
 	root := dial(t, addr, "root", "s3cret")
-	for _, q := range []string{"CREATE DATABASE d", "CREATE TABLE d.t (id BIGINT, name VARCHAR(20))",
+	root.SetMaxOpenConns(1)
+	for _, q := range []string{"CREATE DATABASE d", "USE d", "CREATE TABLE d.t (id BIGINT, name VARCHAR(20))",
 		"CREATE USER bob IDENTIFIED BY 'pw'", "GRANT ALL ON d.* TO bob"} {
 		mustExec(t, root, q)
 	}
@@ -193,4 +194,20 @@ func TestAddFiles_NeedsFILE(t *testing.T) {
 	if err := root.QueryRow("SELECT GROUP_CONCAT(name) FROM d.t").Scan(&got); err != nil || !strings.EqualFold(got, "k") {
 		t.Fatalf("rows %q %v", got, err)
 	}
+	// Reading warehouse objects directly needs FILE (the metastore file
+	// is one), and no one reads or registers a table's own files by key.
+	_, err = bob.Exec("SELECT * FROM read_parquet('incoming/k.parquet')")
+	wantCode(t, "read_parquet of a warehouse key without FILE", err, 1227)
+	_, err = bob.Exec("SELECT * FROM read_csv('lakesql.db', 'header=false')")
+	wantCode(t, "read_csv of the metastore without FILE", err, 1227)
+	mustExec(t, root, "CREATE TABLE d.u (id BIGINT, name VARCHAR(20))")
+	mustExec(t, root, "INSERT INTO d.u VALUES (5, 'x')")
+	var own string
+	if err := root.QueryRow("SELECT path FROM d.`u$files`").Scan(&own); err != nil {
+		t.Fatal(err)
+	}
+	_, err = root.Exec("SELECT * FROM read_parquet('" + own + "')")
+	wantCode(t, "read_parquet of a table's own file", err, 1231)
+	_, err = bob.Exec("CALL add_files('d.t', '" + own + "')")
+	wantCode(t, "add_files of another table's file", err, 1231)
 }

@@ -140,7 +140,7 @@ func TestLoadData_MySQLCSVOptions(t *testing.T) {
 				"1|a, b|plain", `2|say "hi"|two` + "\n" + "lines", `3|back"slash|NULL`, "4|NULL|NULL",
 				"5|e|x", "6|f|y", "7|g|z", "8|h|w", "9|II|set", "10|JJ|set"}},
 			{query: "SELECT COUNT(*) FROM d.t WHERE note = 'NULL'", want: []string{"1"}},
-			{query: `LOAD DATA INFILE '$F/broken.csv' INTO TABLE d.t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"'`, wantErr: "1105 not closed"},
+			{query: `LOAD DATA INFILE '$F/broken.csv' INTO TABLE d.t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"'`, wantErr: "1366 not closed"},
 			{query: `LOAD DATA INFILE '$F/missing.csv' INTO TABLE d.t`, wantErr: "29 missing.csv"},
 			{query: "SELECT COUNT(*) FROM d.t", want: []string{"10"}},
 		},

@@ -30,7 +30,11 @@ var ErrNoFiles = fmt.Errorf("%w: no such file", catalogstore.ErrBadValue)
 // secure_file_priv); another bucket needs FILE. Close releases the
 // stores opened. Not safe for concurrent use.
 type FileRefs struct {
-	wh     blob.Store
+	// needFile makes every reference need FILE, warehouse keys too
+	// (read_parquet, read_csv: reading any object of the warehouse would
+	// bypass table grants and expose the metastore file).
+	needFile bool
+	wh       blob.Store
 	guard  mysqlfix.FileGuard
 	disk   *local.Store
 	bucket func(ctx context.Context, name string) (blob.Store, error)
@@ -47,6 +51,11 @@ func NewFileRefs(wh blob.Store, guard mysqlfix.FileGuard, bucket func(ctx contex
 // matching nothing, a missing file or a folder is ErrNoFiles naming ref.
 func (r *FileRefs) Resolve(ctx *sql.Context, ref string) ([]catalogstore.FileSource, error) {
 	ref = strings.TrimSpace(ref)
+	if r.needFile {
+		if err := r.guard.Allowed(ctx); err != nil {
+			return nil, err
+		}
+	}
 	whURI := strings.TrimSuffix(r.wh.URI(), "/")
 	switch {
 	case ref == "":
@@ -76,6 +85,9 @@ func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
 // inStore resolves key (maybe a glob) in store; own is nil for the
 // warehouse (in place) or the store itself (copied).
 func (r *FileRefs) inStore(ctx context.Context, ref string, own, store blob.Store, key string) ([]catalogstore.FileSource, error) {
+	if own == nil && catalogstore.InDatasetLocation(key) {
+		return nil, fmt.Errorf("%w: %s is in the folder of a lakesql table, whose files lakesql manages: query the table instead", catalogstore.ErrBadValue, ref)
+	}
 	if !hasMeta(key) {
 		if _, err := store.Stat(ctx, key); err != nil {
 			if !errors.Is(err, blob.ErrNotFound) {
@@ -102,9 +114,13 @@ func (r *FileRefs) inStore(ctx context.Context, ref string, own, store blob.Stor
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: bad glob: %v", catalogstore.ErrBadValue, ref, err)
 		}
-		if ok {
-			out = append(out, catalogstore.FileSource{Name: refName(ref, key, o.Key), Store: own, Key: o.Key})
+		if !ok {
+			continue
 		}
+		if own == nil && catalogstore.InDatasetLocation(o.Key) {
+			return nil, fmt.Errorf("%w: %s matches %s, in the folder of a lakesql table, whose files lakesql manages", catalogstore.ErrBadValue, ref, o.Key)
+		}
+		out = append(out, catalogstore.FileSource{Name: refName(ref, key, o.Key), Store: own, Key: o.Key})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: %s matched no files", ErrNoFiles, ref)

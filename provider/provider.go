@@ -71,6 +71,14 @@ func (p *Provider) FileGuard() mysqlfix.FileGuard { return p.guard }
 // caller closes it.
 func (p *Provider) FileRefs() *FileRefs { return NewFileRefs(p.cat.Blob(), p.guard, p.bucket) }
 
+// readRefs is FileRefs for the table functions, which need FILE for
+// every reference.
+func (p *Provider) readRefs() *FileRefs {
+	r := p.FileRefs()
+	r.needFile = true
+	return r
+}
+
 // bucket returns the store over a GCS bucket, opening it once.
 func (p *Provider) bucket(ctx context.Context, name string) (blob.Store, error) {
 	c := p.buckets

@@ -185,7 +185,7 @@ func (p *Provider) readCSV(ctx *sql.Context, db sql.Database, args []string) (sq
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := p.FileRefs().Resolve(ctx, args[0])
+	srcs, err := p.readRefs().Resolve(ctx, args[0])
 	if err != nil {
 		return nil, err
 	}

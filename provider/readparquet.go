@@ -53,7 +53,7 @@ func (p *Provider) readParquet(ctx *sql.Context, db sql.Database, args []string)
 	if len(args) != 1 {
 		return nil, fmt.Errorf("%w: read_parquet('path or glob') takes one argument, not %d", catalogstore.ErrBadValue, len(args))
 	}
-	srcs, err := p.FileRefs().Resolve(ctx, args[0])
+	srcs, err := p.readRefs().Resolve(ctx, args[0])
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -79,6 +80,7 @@ var table = []struct {
 	{mysqlfix.ErrFilePrivilege, Code{mysql.ERSpecifiedAccessDenied, "42000"}}, // 1227
 	{mysqlfix.ErrSecureFilePriv, Code{1290, "HY000"}},                         // ER_OPTION_PREVENTS_STATEMENT
 	{mysqlfix.ErrReadOnlyFile, Code{1290, "HY000"}},                           // ER_OPTION_PREVENTS_STATEMENT
+	{mysqlfix.ErrCSV, Code{1366, "HY000"}},                                    // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: malformed input
 	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
 	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE
 }
@@ -90,6 +92,12 @@ func Lookup(err error) (Code, bool) {
 		if errors.Is(err, e.err) {
 			return e.code, true
 		}
+	}
+	// GMS wraps the errors of an INSERT's row source (LOAD DATA's reader)
+	// in a WrappedInsertError, which does not unwrap.
+	var wi sql.WrappedInsertError
+	if errors.As(err, &wi) && wi.Cause != nil {
+		return Lookup(wi.Cause)
 	}
 	return Code{}, false
 }
