@@ -35,9 +35,9 @@ type FileRefs struct {
 	// bypass table grants and expose the metastore file).
 	needFile bool
 	wh       blob.Store
-	guard  mysqlfix.FileGuard
-	disk   *local.Store
-	bucket func(ctx context.Context, name string) (blob.Store, error)
+	guard    mysqlfix.FileGuard
+	disk     *local.Store
+	bucket   func(ctx context.Context, name string) (blob.Store, error)
 }
 
 // NewFileRefs returns a resolver for the warehouse store wh under guard;
