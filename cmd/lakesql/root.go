@@ -26,7 +26,7 @@ type globalFlags struct {
 	logLevel  string
 	auth      bool
 	readOnly  bool
-	// secureFilePriv: engine.Config.SecureFilePriv (serve --secure-file-priv).
+	// secureFilePriv: engine.Config.SecureFilePriv (--secure-file-priv).
 	secureFilePriv string
 	// allowNewMetastore: initialise an empty metastore over storage that
 	// holds datasets (engine.Config.AllowNewMetastore).
@@ -43,6 +43,7 @@ func (g *globalFlags) register(cmd *cobra.Command) {
 	f.StringVar(&g.storage, "storage", "", "production object store: gs://BUCKET/PREFIX")
 	f.StringVar(&g.user, "user", "root", "user for embedded sessions (the author of commits)")
 	f.StringVar(&g.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	f.StringVar(&g.secureFilePriv, "secure-file-priv", "", "the only local folder (outside the warehouse) that LOAD DATA INFILE, INTO OUTFILE, LOAD_FILE, read_parquet, read_csv, add_files and export_parquet may use, by users with FILE (default: none, such files off)")
 	f.BoolVar(&g.allowNewMetastore, "allow-new-metastore", false, "start an empty metastore even though the storage holds datasets (a lost lakesql.db is refused otherwise)")
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 func newServeCmd(g *globalFlags, stderr io.Writer) *cobra.Command {
-	var addr, certFile, keyFile, icebergAddr, secureFilePriv string
+	var addr, certFile, keyFile, icebergAddr string
 	var requireTLS, auth, readOnly bool
 	var maxConns uint64
 	cmd := &cobra.Command{
@@ -32,7 +32,7 @@ server-side prepared statements cannot carry them (a vitess limit).`,
 			if g.logLevel == "warn" {
 				g.logLevel = "info"
 			}
-			g.auth, g.readOnly, g.secureFilePriv = auth, readOnly, secureFilePriv
+			g.auth, g.readOnly = auth, readOnly
 			e, err := g.open(cmd.Context(), stderr)
 			if err != nil {
 				return err
@@ -81,7 +81,6 @@ server-side prepared statements cannot carry them (a vitess limit).`,
 	f.BoolVar(&requireTLS, "require-tls", false, "refuse connections without TLS")
 	f.BoolVar(&auth, "auth", false, "require MySQL users (bootstrap root with $LAKESQL_ROOT_PASSWORD); without it root has no password")
 	f.BoolVar(&readOnly, "read-only", false, "refuse every write")
-	f.StringVar(&secureFilePriv, "secure-file-priv", "", "the only server folder LOAD_FILE, INTO OUTFILE and LOAD DATA INFILE may use, by users with FILE (default: none, server files off)")
 	f.Uint64Var(&maxConns, "max-connections", 0, "maximum concurrent connections (0: unlimited)")
 	f.StringVar(&icebergAddr, "iceberg-rest", "", "also serve a read-only Iceberg REST catalog on this address (for example 127.0.0.1:8181)")
 	return cmd
