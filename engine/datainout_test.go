@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,5 +230,42 @@ func TestExport_GuardsAndGCS(t *testing.T) {
 	absent(t, filepath.Join(dir, "ro.parquet"))
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("files left in %s: %v", dir, entries)
+	}
+}
+
+// TestReadParquet_PrunesFiles: a filter on read_parquet skips the files
+// whose footer bounds exclude it, as a table's scan does (the scan log
+// counts them).
+func TestReadParquet_PrunesFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p", "lo.parquet"), parquetRows(t, []int64{1, 2}, []string{"a", "b"}, false))
+	writeFile(t, filepath.Join(dir, "p", "hi.parquet"), parquetRows(t, []int64{10, 20}, []string{"c", "d"}, false))
+	var buf bytes.Buffer
+	e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true, SecureFilePriv: dir,
+		Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	conn := e.Connect("root")
+	for _, q := range []string{"CREATE DATABASE d", "USE d"} {
+		if err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := enginetest.Render(t, conn, "SELECT SUM(id) FROM read_parquet('"+dir+"/p/*.parquet') WHERE id >= 10"); got != "30" {
+		t.Fatalf("sum %q", got)
+	}
+	var line string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, "msg=scan ") {
+			line = l
+		}
+	}
+	for _, want := range []string{"table=d.read_parquet", "files=2", "files_read=1"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("scan log %q lacks %s", line, want)
+		}
 	}
 }
