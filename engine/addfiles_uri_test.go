@@ -200,6 +200,11 @@ func TestAddFiles_NeedsFILE(t *testing.T) {
 	wantCode(t, "read_parquet of a warehouse key without FILE", err, 1227)
 	_, err = bob.Exec("SELECT * FROM read_csv('lakesql.db', 'header=false')")
 	wantCode(t, "read_csv of the metastore without FILE", err, 1227)
+	mustExec(t, root, "GRANT FILE ON *.* TO bob")
+	_, err = bob.Exec("SELECT * FROM read_csv('lakesql.db', 'header=false')")
+	wantCode(t, "read_csv of the metastore with FILE", err, 1290)
+	_, err = bob.Exec("SELECT * FROM read_csv('" + filepath.Join(wh, "lakesql.db") + "', 'header=false')")
+	wantCode(t, "read_csv of the metastore by its path", err, 1290)
 	mustExec(t, root, "CREATE TABLE d.u (id BIGINT, name VARCHAR(20))")
 	mustExec(t, root, "INSERT INTO d.u VALUES (5, 'x')")
 	var own string

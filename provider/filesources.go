@@ -79,6 +79,13 @@ func (r *FileRefs) Resolve(ctx *sql.Context, ref string) ([]catalogstore.FileSou
 	}
 }
 
+// metastoreFile reports whether a warehouse key is the embedded
+// metastore's SQLite file (or its -wal/-shm companions), which holds the
+// users' password hashes: no file reference reads it.
+func metastoreFile(key string) bool {
+	return !strings.Contains(key, "/") && strings.HasPrefix(key, "lakesql.db")
+}
+
 // hasMeta reports whether p is a glob.
 func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
 
@@ -87,6 +94,9 @@ func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
 func (r *FileRefs) inStore(ctx context.Context, ref string, own, store blob.Store, key string) ([]catalogstore.FileSource, error) {
 	if own == nil && catalogstore.InDatasetLocation(key) {
 		return nil, fmt.Errorf("%w: %s is in the folder of a lakesql table, whose files lakesql manages: query the table instead", catalogstore.ErrBadValue, ref)
+	}
+	if own == nil && metastoreFile(key) {
+		return nil, fmt.Errorf("%w: %s is the metastore, not a data file", mysqlfix.ErrSecureFilePriv, ref)
 	}
 	if !hasMeta(key) {
 		if _, err := store.Stat(ctx, key); err != nil {
@@ -115,6 +125,9 @@ func (r *FileRefs) inStore(ctx context.Context, ref string, own, store blob.Stor
 			return nil, fmt.Errorf("%w: %s: bad glob: %v", catalogstore.ErrBadValue, ref, err)
 		}
 		if !ok {
+			continue
+		}
+		if own == nil && metastoreFile(o.Key) {
 			continue
 		}
 		if own == nil && catalogstore.InDatasetLocation(o.Key) {
