@@ -169,6 +169,7 @@ func TestIntoOutfileAndExportParquet(t *testing.T) {
 			{query: "CALL export_parquet('d.t', '$F/t.parquet')", wantErr: "1086 already exists"},
 			{query: "CALL export_parquet('SELECT id * 10 AS x FROM d.t WHERE id < 3', '$F/t.parquet', true)", want: []string{"2|$F/t.parquet"}},
 			{query: "SELECT x FROM read_parquet('$F/t.parquet')", want: []string{"10", "20"}},
+			{query: "CALL export_parquet('main.d.t', '$F/ws.parquet')", want: []string{"3|$F/ws.parquet"}},
 			{query: "CALL export_parquet('d.nope', '$F/n.parquet')", wantErr: "1146 nope"},
 			{query: "CALL export_parquet('not a query', '$F/n.parquet')", wantErr: "1231 not a query"},
 			{query: "CALL export_parquet('d.t', '/etc/lakesql-export.parquet')", wantErr: "1290 secure-file-priv"},

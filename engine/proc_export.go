@@ -76,6 +76,9 @@ func exportQuery(source string) (string, error) {
 		return "", fmt.Errorf("%w: export_parquet: the source is a table ('collection.table') or a query (SELECT …), not %q", catalogstore.ErrBadValue, source)
 	}
 	parts := strings.Split(strings.ReplaceAll(s, "`", ""), ".")
+	if len(parts) == 3 { // ws.coll.t: another workspace's collection is `ws.coll`
+		parts = []string{parts[0] + "." + parts[1], parts[2]}
+	}
 	for i, p := range parts {
 		parts[i] = "`" + p + "`"
 	}
