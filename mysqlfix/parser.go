@@ -85,6 +85,11 @@ func (p *Parser) rewrite(st ast.Statement) (ast.Statement, error) {
 		targetDeleteAll(d)
 		return d, nil
 	}
+	if ex, ok := st.(*ast.Explain); ok {
+		if inj := explainStatement(ex); inj != nil {
+			return inj, nil
+		}
+	}
 	sel, ok := st.(ast.SelectStatement)
 	if !ok {
 		if hasRollupMarker(st) {

@@ -203,8 +203,13 @@ func (t *Table) rowsWith(ctx *sql.Context, ids []int, st staged, limit int64) (s
 	if err != nil {
 		return nil, err
 	}
-	files = prune(files, t.ds.Specs, scan.Predicates(t.schema, t.filters))
+	preds := scan.Predicates(t.schema, t.filters)
+	kept := prune(files, t.ds.Specs, preds)
+	prof := scan.ProfileFor(ctx, t)
+	prof.Pruned(files, kept, t.ds.Specs, preds)
+	files = kept
 	req := scan.Request{
+		Profile:  prof,
 		Store:    t.db.p.cat.Blob(),
 		Files:    files,
 		Schema:   t.schema,
@@ -475,7 +480,7 @@ func (t *Table) liveFiles(ctx *sql.Context) ([]manifest.DataFile, scan.PruneFunc
 // caches its scans share.
 func (t *Table) AggInput(ctx *sql.Context) (scan.AggInput, error) {
 	p := t.db.p
-	in := scan.AggInput{Store: p.cat.Blob(), Specs: t.ds.Specs, Mem: p.mem, Footers: p.footers}
+	in := scan.AggInput{Store: p.cat.Blob(), Specs: t.ds.Specs, Mem: p.mem, Footers: p.footers, Profile: scan.ProfileFor(ctx, t)}
 	if t.ext != nil {
 		in.Store, in.Footers = t.ext.store, nil
 	}
@@ -494,7 +499,7 @@ func (t *Table) AggInput(ctx *sql.Context) (scan.AggInput, error) {
 // rows alias the batches' strings).
 func (t *Table) TopNInput(ctx *sql.Context) (scan.TopNInput, error) {
 	in, err := t.AggInput(ctx)
-	return scan.TopNInput{Store: in.Store, Files: in.Files, Specs: in.Specs, Prune: in.Prune, Footers: in.Footers}, err
+	return scan.TopNInput{Store: in.Store, Files: in.Files, Specs: in.Specs, Prune: in.Prune, Footers: in.Footers, Profile: in.Profile}, err
 }
 
 // GetIndexes implements sql.IndexAddressable with no indexes: recorded
@@ -517,4 +522,21 @@ func (t *Table) HasStagedWrites(ctx *sql.Context) bool {
 		return false
 	}
 	return sess.Writes().Has(t.ds.Ident(), t.ds.UUID)
+}
+
+// PlanScan records into prof the file pruning a scan of t with its
+// pushed filters would do: the manifest's files considered and those the
+// partition values and column bounds rule out (no Parquet I/O; EXPLAIN
+// without ANALYZE).
+func (t *Table) PlanScan(ctx *sql.Context, prof *scan.Profile) error {
+	if t.snapshot == 0 {
+		return nil
+	}
+	files, prune, err := t.liveFiles(ctx)
+	if err != nil {
+		return err
+	}
+	preds := scan.Predicates(t.schema, t.filters)
+	prof.Pruned(files, prune(files, t.ds.Specs, preds), t.ds.Specs, preds)
+	return nil
 }

@@ -42,6 +42,9 @@ type Request struct {
 	// stops after Limit rows; with them it cannot count (it does not
 	// filter) and reads on until the consumer closes it.
 	Limit int64
+	// Profile, if set, records what the scan read (EXPLAIN ANALYZE); the
+	// caller records the file pruning (Profile.Pruned).
+	Profile *Profile
 }
 
 // batch is one decoded file's rows, or the error reading it.
@@ -64,12 +67,16 @@ type rowIter struct {
 // NewRowIter starts reading req's files and returns an iterator over their
 // rows in file order. Close stops the readers and waits for them.
 func NewRowIter(ctx context.Context, req Request) sql.RowIter {
+	end := req.Profile.start(false)
+	defer end()
+	req.Store = req.Profile.store(req.Store)
+	progressFrom(ctx).plan(len(req.Files))
 	if req.Limit > 0 {
 		it := &limitIter{req: req, left: req.Limit, batch: min(max(req.Limit, 1024), 64*1024)}
 		if len(req.Filters) > 0 {
 			it.left, it.batch = math.MaxInt64, 4096
 		}
-		return it
+		return req.Profile.timed(it)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	par := req.Parallelism
@@ -100,13 +107,14 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 			goSafe(g, func() error {
 				defer func() { <-sem }()
 				rows, err := readFile(gctx, req, f)
+				progressFrom(gctx).fileDone()
 				it.results[i] <- batch{rows: rows, err: err}
 				return nil
 			})
 		}
 		return nil
 	})
-	return it
+	return req.Profile.timed(it)
 }
 
 // Next implements sql.RowIter.
@@ -222,22 +230,27 @@ func (it *limitIter) open(ctx context.Context, f manifest.DataFile) error {
 		}
 	}
 	batch := max(1, min(it.batch, f.RecordCount)) // the decoder reserves a whole batch
-	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{BatchRows: batch, Footers: req.Footers})
+	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{BatchRows: batch, Footers: req.Footers, Mem: req.Profile.alloc(nil)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
 		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
-		keep, _ := keepRowGroups(r, stats, preds, cols)
+		keep, dictPruned := keepRowGroups(r, stats, preds, cols)
 		if err := r.SelectRowGroups(keep); err != nil {
 			r.Close()
 			return err
 		}
-		if _, err := selectPages(r, stats, keep, preds, cols); err != nil {
+		pp, err := selectPages(r, stats, keep, preds, cols)
+		if err != nil {
 			r.Close()
 			return err
 		}
+		req.Profile.addStats(Stats{RowGroups: len(stats), RowGroupsRead: len(keep), RowGroupsDictPruned: dictPruned, Rows: pp.rows, RowsSkipped: pp.skipped})
+	} else {
+		req.Profile.addStats(wholeFile(r))
 	}
+	progressFrom(ctx).fileDone()
 	it.r, it.path = r, f.Path
 	return nil
 }
@@ -271,6 +284,7 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 	key := cacheKey(f.Path, req.Schema.ID, req.FieldIDs)
 	if req.Cache != nil {
 		if rows, ok := req.Cache.get(key); ok {
+			req.Profile.cached(int64(len(rows)))
 			return copyRows(rows), nil
 		}
 	}
@@ -293,14 +307,17 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 // would drop them anyway; a whole read keeps every row, for the cache).
 func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []sql.Row, partial bool, err error) {
 	var vps []vecPred
-	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{Footers: req.Footers})
+	r, err := datafile.OpenWith(ctx, req.Store, f, req.Schema, req.FieldIDs, datafile.ReadOptions{Footers: req.Footers, Mem: req.Profile.alloc(nil)})
 	if err != nil {
 		return nil, false, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer r.Close()
-	if preds := Predicates(req.Schema, req.Filters); len(preds) > 0 {
+	preds := Predicates(req.Schema, req.Filters)
+	if len(preds) == 0 {
+		req.Profile.addStats(wholeFile(r))
+	} else {
 		stats, cols := r.RowGroupStats(), predicateColumns(preds, req.FieldIDs)
-		keep, _ := keepRowGroups(r, stats, preds, cols)
+		keep, dictPruned := keepRowGroups(r, stats, preds, cols)
 		if len(keep) < len(stats) {
 			if err := r.SelectRowGroups(keep); err != nil {
 				return nil, false, err
@@ -311,6 +328,7 @@ func decodeFile(ctx context.Context, req Request, f manifest.DataFile) (rows []s
 		if err != nil {
 			return nil, false, err
 		}
+		req.Profile.addStats(Stats{RowGroups: len(stats), RowGroupsRead: len(keep), RowGroupsDictPruned: dictPruned, Rows: pp.rows, RowsSkipped: pp.skipped})
 		if pp.skipped > 0 {
 			partial, vps = true, exactFilter(req.Schema, req.Filters, req.FieldIDs)
 		}

@@ -129,6 +129,8 @@ type TopNInput struct {
 	Parallelism int
 	// Footers caches decoded file footers across queries (nil: none).
 	Footers *datafile.FooterCache
+	// Profile, if set, records what the run read (EXPLAIN ANALYZE).
+	Profile *Profile
 }
 
 // Run returns the plan's rows, with the values and Go types the row path
@@ -147,14 +149,18 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 	if k == 0 {
 		return nil, st, nil
 	}
+	defer in.Profile.start(true)()
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.filter.preds)
+	in.Profile.pruned(in.Files, files, in.Specs, p.filter.preds)
+	defer func() { in.Profile.addStats(st) }()
+	progressFrom(ctx).plan(len(files))
 	par := in.Parallelism
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
 	par = max(1, min(par, len(files)))
 	// No buffer pool: fetched rows keep strings pointing into batches.
-	src := source{store: in.Store, footers: in.Footers}
+	src := source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(nil), footers: in.Footers}
 	heaps, err := p.firstPass(ctx, src, files, par, int(k))
 	if err != nil {
 		return nil, st, err
@@ -344,6 +350,7 @@ func (h *topHeap) replaceRoot(it *topItem) {
 
 // scanFile offers the rows of file fi passing the filters to h.
 func (p *TopNPlan) scanFile(ctx context.Context, src source, f manifest.DataFile, fi int, h *topHeap, th *threshold) error {
+	defer progressFrom(ctx).fileDone()
 	r, err := src.open(ctx, f, p.schema, p.fields, datafile.ReadOptions{BatchRows: batchRows(f, 64*1024)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)

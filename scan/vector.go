@@ -263,6 +263,8 @@ type AggInput struct {
 	Mem *datafile.BufferPool
 	// Footers caches decoded file footers across queries (nil: none).
 	Footers *datafile.FooterCache
+	// Profile, if set, records what the run read (EXPLAIN ANALYZE).
+	Profile *Profile
 }
 
 // Stats count what a run read.
@@ -357,8 +359,11 @@ func (src source) open(ctx context.Context, f manifest.DataFile, s *schema.Schem
 
 // run is Run with each file aggregated by runFile.
 func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
+	defer in.Profile.start(true)()
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
+	in.Profile.pruned(in.Files, files, in.Specs, p.preds)
 	st := Stats{Files: len(in.Files), FilesRead: len(files)}
+	defer func() { in.Profile.addStats(st) }()
 	par := in.Parallelism
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
@@ -369,8 +374,10 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	if mem == nil {
 		mem = datafile.NewBufferPool(datafile.DefaultPoolBytes)
 	}
-	src := source{store: in.Store, mem: mem, footers: in.Footers}
+	src := source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(mem), footers: in.Footers}
 	work := units(ctx, src, files, par)
+	pr := progressFrom(ctx)
+	pr.plan(len(work))
 	parts := make([]*partial, len(work))
 	fst := make([]Stats, len(work))
 	g, gctx := errgroup.WithContext(ctx)
@@ -385,6 +392,7 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 			defer evs.put(ev)
 			pt, fs, err := runFile(gctx, src, files[u.file], u.rgs, ev)
 			parts[i], fst[i] = pt, fs
+			pr.fileDone()
 			return err
 		})
 	}
