@@ -157,14 +157,21 @@ func (p *Profile) addStats(st Stats) {
 	p.RowsRead += st.Rows - st.RowsSkipped
 }
 
-// cached records a file answered from the decoded-row cache.
-func (p *Profile) cached(rows int64) {
+// cached records a file answered from the decoded-row cache: its rows,
+// and its row groups (from the footer, normally cached too) as read, for
+// a cached file was read whole.
+func (p *Profile) cached(ctx context.Context, req Request, f manifest.DataFile, rows int64) {
 	if p == nil {
 		return
+	}
+	n, err := datafile.NumRowGroups(ctx, req.Store, f, req.Footers)
+	if err != nil {
+		n = 0 // a statistic only: the rows came from the cache
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.FilesCached++
+	p.RowGroups += n
 	p.RowsRead += rows
 }
 

@@ -284,7 +284,7 @@ func readFile(ctx context.Context, req Request, f manifest.DataFile) ([]sql.Row,
 	key := cacheKey(f.Path, req.Schema.ID, req.FieldIDs)
 	if req.Cache != nil {
 		if rows, ok := req.Cache.get(key); ok {
-			req.Profile.cached(int64(len(rows)))
+			req.Profile.cached(ctx, req, f, int64(len(rows)))
 			return copyRows(rows), nil
 		}
 	}
