@@ -56,6 +56,9 @@ func (g *globalFlags) open(ctx context.Context, stderr io.Writer) (*engine.Engin
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	if err := g.checkBackends(); err != nil {
+		return nil, err
+	}
 	env, err := readEnv(os.Getenv)
 	if err != nil {
 		return nil, err
@@ -72,7 +75,7 @@ func (g *globalFlags) open(ctx context.Context, stderr io.Writer) (*engine.Engin
 		return nil, err
 	}
 	if e.CreatedWorkspace() {
-		fmt.Fprintf(stderr, "lakesql: new warehouse %s: created workspace %q\n", g.warehouse, e.Workspace())
+		fmt.Fprintf(stderr, "lakesql: new %s: created workspace %q\n", g.describe(), e.Workspace())
 	}
 	return e, nil
 }

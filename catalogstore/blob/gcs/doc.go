@@ -12,5 +12,7 @@
 //
 // Open makes its own client with storage.NewClient, which honours
 // STORAGE_EMULATOR_HOST (for example fake-gcs-server) and then needs no
-// credentials. NewWithClient shares a client the caller owns.
+// credentials; it reads through the JSON API, so an emulator needs no
+// public-host setting. NewWithClient shares a client the caller owns
+// (make it with storage.WithJSONReads() for the same reads).
 package gcs

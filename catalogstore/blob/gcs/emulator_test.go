@@ -18,21 +18,16 @@ import (
 const testBucket = "lakesql-test"
 
 // emulator points STORAGE_EMULATOR_HOST at a GCS emulator and returns a
-// client made the way Open makes one, with testBucket created. An emulator
-// already named by STORAGE_EMULATOR_HOST (as .ci/run starts one) is used as
-// is, and must serve XML-API reads on that host (fake-gcs-server:
-// -public-host set to it); otherwise fake-gcs-server runs in-process.
+// client made the way Open makes one (JSON-API reads), with testBucket
+// created. An emulator already named by STORAGE_EMULATOR_HOST (as .ci/run
+// starts one) is used as is; otherwise fake-gcs-server runs in-process,
+// without a public host: lakesql must not need one.
 func emulator(t *testing.T) *storage.Client {
 	t.Helper()
 	external := os.Getenv("STORAGE_EMULATOR_HOST")
 	if external == "" {
 		srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
 			Scheme: "http", Host: "127.0.0.1", Port: 0, NoListener: false, Writer: io.Discard,
-			// The client reads objects through the XML API at
-			// http://127.0.0.1:port/bucket/object; fake-gcs-server
-			// serves that path-style form only on its public host and
-			// otherwise takes "127.0.0.1" for a bucket.
-			PublicHost: "127.0.0.1",
 		})
 		if err != nil {
 			t.Fatalf("start fake-gcs-server: %v", err)
@@ -40,7 +35,7 @@ func emulator(t *testing.T) *storage.Client {
 		t.Cleanup(srv.Stop)
 		t.Setenv("STORAGE_EMULATOR_HOST", srv.URL())
 	}
-	client, err := storage.NewClient(t.Context())
+	client, err := storage.NewClient(t.Context(), storage.WithJSONReads())
 	if err != nil {
 		t.Fatal(err)
 	}

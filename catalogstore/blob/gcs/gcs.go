@@ -42,6 +42,12 @@ func Open(ctx context.Context, uri string, opts ...option.ClientOption) (*Store,
 	if err != nil {
 		return nil, err
 	}
+	// Reads go through the JSON API (…/storage/v1/b/…/o/…?alt=media) on
+	// the client's endpoint, like every other call: the XML API's
+	// host-style URLs need an emulator to know its public host
+	// (fake-gcs-server's -public-host), and a missing one fails reads
+	// only, long after writes succeeded.
+	opts = append([]option.ClientOption{storage.WithJSONReads()}, opts...)
 	client, err := storage.NewClient(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", uri, err)

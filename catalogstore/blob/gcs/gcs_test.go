@@ -70,6 +70,12 @@ func TestOpen_UsesEmulatorHost(t *testing.T) {
 	if err != nil || string(got) != tests[0].uri {
 		t.Fatalf("Get through the bucket-wide store = %q, %v", got, err)
 	}
+	// A ranged read through Open's own client, on an emulator without a
+	// public host (emulator): reads must not depend on one.
+	part := make([]byte, 3)
+	if n, err := s.ReadAt(t.Context(), run+"/lake/k", part, 1); err != nil || string(part[:n]) != tests[0].uri[1:4] {
+		t.Fatalf("ReadAt through Open's client = %q, %v; want %q", part[:n], err, tests[0].uri[1:4])
+	}
 }
 
 func rawClient(t *testing.T) *storage.Client {
