@@ -31,7 +31,8 @@ fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# Loads a small sample dataset into ./lake and runs a few queries.
+# Loads a TPC-H-shaped sample (scripts/demodata) into ./lake and shows joins,
+# aggregates, time travel, a materialized view, EXPLAIN ANALYZE and compaction.
 demo: build
 	scripts/demo.sh
 
