@@ -5,7 +5,7 @@ GO      ?= go
 PKGS    := ./...
 TIMEOUT ?= 25m
 
-.PHONY: all build test unit lint vet fmt demo run serve bench bench-iceberg conformance enginetest-record fuzz clean
+.PHONY: all build test unit lint vet fmt demo demo-cloud run serve bench bench-iceberg conformance enginetest-record fuzz clean
 
 all: build
 
@@ -35,6 +35,11 @@ fmt:
 # aggregates, time travel, a materialized view, EXPLAIN ANALYZE and compaction.
 demo: build
 	scripts/demo.sh
+
+# The same demo on the production backends' emulators: the Firestore
+# emulator and fake-gcs-server (see the README's "Production" section).
+demo-cloud: build
+	scripts/demo-cloud.sh
 
 # The REPL on the embedded default warehouse (./lake).
 run: build

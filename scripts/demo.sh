@@ -71,5 +71,7 @@ sql "SELECT COUNT(*) AS files, SUM(record_count) AS rows_in_files FROM \`orders\
 sql "SELECT COUNT(*) AS files, SUM(record_count) AS rows_in_files FROM \`orders\$files\`"
 sql "SELECT COUNT(*) AS orders FROM orders"
 
-printf '\nDemo done in %ss. The data stays where the flags put it (%s).\n' "$(($(date +%s) - t0))" "${flags[*]}"
-echo "Start the REPL with: bin/lakesql ${flags[*]}   or a server with: bin/lakesql ${flags[*]} serve"
+printf '\nDemo done in %ss.\n' "$(($(date +%s) - t0))"
+if [ -z "${LAKESQL_DEMO_FLAGS:-}" ]; then
+	echo "The data is in ./lake. Start the REPL with: bin/lakesql   or a server with: bin/lakesql serve"
+fi
