@@ -2,10 +2,15 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fsouza/fake-gcs-server/fakestorage"
 )
 
 // TestRun_RefusesMismatchedBackends: gs:// storage over a local metastore,
@@ -62,5 +67,44 @@ func TestGlobalFlags_Describe(t *testing.T) {
 		if got := c.g.describe(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.g, got, c.want)
 		}
+	}
+}
+
+// TestRun_FirestoreAndGCS: with the production flags on the emulators
+// (fake-gcs-server in-process, without a public host) the first run names
+// the shared catalog, not a "new warehouse" folder, and a second run reads
+// what the first wrote.
+func TestRun_FirestoreAndGCS(t *testing.T) {
+	if os.Getenv("FIRESTORE_EMULATOR_HOST") == "" {
+		const msg = `FIRESTORE_EMULATOR_HOST not set: run eval "$(scripts/firestore-emulator.sh start)"`
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", Host: "127.0.0.1", Writer: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	t.Setenv("STORAGE_EMULATOR_HOST", srv.URL())
+	project := fmt.Sprintf("cli-%d", time.Now().UnixNano())
+	srv.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: project})
+	wh := filepath.Join(t.TempDir(), "lake")
+	flags := []string{"--warehouse", wh, "--metastore", "firestore://" + project, "--storage", "gs://" + project + "/lake"}
+	_, stderr, err := runCLI(t, "", append(flags, "-e", "CREATE DATABASE d; CREATE TABLE d.t (a INT); INSERT INTO d.t VALUES (1), (2)")...)
+	if err != nil {
+		t.Fatalf("first run: %v\n%s", err, stderr)
+	}
+	want := fmt.Sprintf(`new catalog in firestore://%s (data in gs://%s/lake): created workspace "main"`, project, project)
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "new warehouse") {
+		t.Errorf("stderr %q: want %q", stderr, want)
+	}
+	out, stderr, err := runCLI(t, "", append(flags, "--format", "tsv", "-e", "SELECT SUM(a) FROM d.t")...)
+	if err != nil || out != "SUM(a)\n3\n" {
+		t.Fatalf("second run: %q, %v\n%s", out, err, stderr)
+	}
+	if _, err := os.Stat(wh); !os.IsNotExist(err) {
+		t.Errorf("the production flags created the local warehouse %s (%v)", wh, err)
 	}
 }
