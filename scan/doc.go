@@ -19,4 +19,10 @@
 // immutable), so repeated queries over small tables do not decode Parquet
 // again; the engine also shares a footer cache and a pool of decode
 // buffers (catalogstore/datafile) across queries.
+//
+// A statement's context may carry Profiles (EXPLAIN ANALYZE: each scan
+// records the files and row groups each pruning step ruled out, the rows
+// decoded, the bytes fetched, its time and the peak of its decode
+// buffers; profile.go) and a Progress (files planned and done, for the
+// REPL's bar; progress.go). Without them scans count nothing extra.
 package scan
