@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/lakesql/lakesql/engine/rewrite"
 	"github.com/lakesql/lakesql/provider"
@@ -32,6 +33,9 @@ type renderer struct {
 	ops      map[sql.Node]*opStats
 	profiles *scan.Profiles
 	lines    []string
+	// unmeasured > 0 while rendering a subquery's plan: built inside
+	// its expression, its operators are not measured.
+	unmeasured int
 }
 
 func (r *renderer) node(n sql.Node, depth int) error {
@@ -63,7 +67,33 @@ func (r *renderer) node(n sql.Node, depth int) error {
 			return err
 		}
 	}
-	return nil
+	return r.subqueries(n, depth+1)
+}
+
+// subqueries renders the plans of the subqueries in n's expressions.
+// They run inside the expression (once per row when correlated), built
+// by the expression itself: their operators are not measured, their
+// scans are (the scan lines add up every run: see "runs").
+func (r *renderer) subqueries(n sql.Node, depth int) error {
+	e, ok := n.(sql.Expressioner)
+	if !ok {
+		return nil
+	}
+	var err error
+	for _, x := range e.Expressions() {
+		transform.InspectExpr(x, func(x sql.Expression) bool {
+			sq, ok := x.(*plan.Subquery)
+			if !ok || err != nil {
+				return false
+			}
+			r.lines = append(r.lines, strings.Repeat("    ", depth)+"-> Select (subquery in an expression): "+sq.QueryString)
+			r.unmeasured++
+			err = r.node(sq.Query, depth+1)
+			r.unmeasured--
+			return false // on to the next subquery (a Subquery has no child expressions)
+		})
+	}
+	return err
 }
 
 // replacedScans shows the scans a vectorised node ran through the subtree
@@ -105,16 +135,33 @@ func label(n sql.Node) string {
 	}
 	exprs := make([]string, len(e.Expressions()))
 	for i, x := range e.Expressions() {
-		exprs[i] = x.String()
+		exprs[i] = oneLine(x.String())
 	}
 	return head + ": " + strings.Join(exprs, ", ")
+}
+
+// oneLine drops the plan tree GMS prints inside an expression (a
+// subquery's), keeping the text around it: "Subquery as (select …)".
+func oneLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	var kept []string
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "├─") || strings.HasPrefix(t, "└─") || strings.HasPrefix(t, "│") || t == "" {
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return strings.ReplaceAll(strings.Join(kept, " "), " )", ")")
 }
 
 // measured is the " (actual …)" suffix of an operator under ANALYZE:
 // the first of nodes that was built (a table under its alias is built as
 // either).
 func (r *renderer) measured(nodes ...sql.Node) string {
-	if r.ops == nil {
+	if r.ops == nil || r.unmeasured > 0 {
 		return ""
 	}
 	for _, n := range nodes {

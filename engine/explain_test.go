@@ -235,3 +235,31 @@ func TestExplainAnalyze_RefusesWrites(t *testing.T) {
 		t.Errorf("after refused statements: %s, want 3|7.5", got)
 	}
 }
+
+// TestExplainAnalyze_Subquery: a correlated subquery's plan shows under
+// the operator whose expression holds it, unmeasured per operator (it is
+// built inside the expression), with its scan counting every run: once
+// per outer row (s's 4 files, 3 times).
+func TestExplainAnalyze_Subquery(t *testing.T) {
+	e := enginetest.Open(t)
+	conn := e.Connect("root")
+	setup := explainSetup()
+	for _, q := range setup[:len(setup)-1] { // all but g
+		if err := conn.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	lines, err := embedded(t, e)("EXPLAIN ANALYZE SELECT id, (SELECT COUNT(*) FROM x.s WHERE s.k = p.id) FROM x.p WHERE region = 'us'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(lines, "\n")
+	sub := strings.Index(out, "-> Select (subquery in an expression): select COUNT(*) from x.s")
+	scan := strings.Index(out, "scan x.s (row path): files: 12")
+	if sub < 0 || scan < sub || !strings.Contains(out[scan:], "runs: 3") || strings.Contains(out[sub:], "never executed") {
+		t.Errorf("want the subquery's plan, unmeasured, its scan run 3 times:\n%s", out)
+	}
+	if m := topLine.FindStringSubmatch(lines[0]); m == nil || m[1] != "3" {
+		t.Errorf("top operator: want rows=3:\n%s", out)
+	}
+}
