@@ -80,7 +80,8 @@ type Profile struct {
 	Vectorised bool
 	// Files is the files of the snapshot considered; FilesPartitionPruned
 	// those the partition values ruled out, FilesBoundsPruned those the
-	// manifest's column bounds ruled out (of the rest).
+	// manifest's column bounds ruled out (of the rest): by the filters, or
+	// as a top-N ran, by the rows it had found.
 	Files, FilesPartitionPruned, FilesBoundsPruned int
 	// FilesCached is the files answered from the decoded-row cache.
 	FilesCached int
@@ -141,6 +142,17 @@ func (p *Profile) pruned(all, kept []manifest.DataFile, specs []partition.Spec, 
 	p.Files += len(all)
 	p.FilesPartitionPruned += part
 	p.FilesBoundsPruned += len(all) - len(kept) - part
+}
+
+// skipped records a file a run ruled out by its manifest bounds as it
+// ran (a top-N's file that cannot beat the rows already found).
+func (p *Profile) skipped() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.FilesBoundsPruned++
 }
 
 // addStats records the row-group and row counts of a run (or a file).

@@ -160,7 +160,7 @@ func (p *TopNPlan) Run(ctx context.Context, in TopNInput) ([]sql.Row, Stats, err
 	}
 	par = max(1, min(par, len(files)))
 	// No buffer pool: fetched rows keep strings pointing into batches.
-	src := source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(nil), footers: in.Footers}
+	src := source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(nil), footers: in.Footers, prof: in.Profile}
 	heaps, err := p.firstPass(ctx, src, files, par, int(k))
 	if err != nil {
 		return nil, st, err
@@ -207,9 +207,14 @@ func (p *TopNPlan) firstPass(ctx context.Context, src source, files []manifest.D
 			for i := range next {
 				worst, known := th.get()
 				if b, ok := p.fileBounds(&files[i]); ok && !p.mayEnter(worst, known, b) {
+					// The file's bounds cannot beat the rows found.
+					src.prof.skipped()
+					progressFrom(gctx).fileDone()
 					continue
 				}
-				if err := p.scanFile(gctx, src, files[i], i, h, &th); err != nil {
+				err := p.scanFile(gctx, src, files[i], i, h, &th)
+				progressFrom(gctx).fileDone()
+				if err != nil {
 					return err
 				}
 				p.offerThreshold(&th, h)
@@ -350,7 +355,6 @@ func (h *topHeap) replaceRoot(it *topItem) {
 
 // scanFile offers the rows of file fi passing the filters to h.
 func (p *TopNPlan) scanFile(ctx context.Context, src source, f manifest.DataFile, fi int, h *topHeap, th *threshold) error {
-	defer progressFrom(ctx).fileDone()
 	r, err := src.open(ctx, f, p.schema, p.fields, datafile.ReadOptions{BatchRows: batchRows(f, 64*1024)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Path, err)

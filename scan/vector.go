@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -349,6 +350,7 @@ type source struct {
 	store   blob.Store
 	mem     memory.Allocator // decode buffers (nil: the Go heap)
 	footers *datafile.FooterCache
+	prof    *Profile // what the scan read (nil: not profiled)
 }
 
 // open opens f with opts, through src's caches.
@@ -377,7 +379,12 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	src := source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(mem), footers: in.Footers}
 	work := units(ctx, src, files, par)
 	pr := progressFrom(ctx)
-	pr.plan(len(work))
+	pr.plan(len(files))
+	// A large file is read as several units: it is done with its last.
+	unitsLeft := make([]atomic.Int32, len(files))
+	for _, u := range work {
+		unitsLeft[u.file].Add(1)
+	}
 	parts := make([]*partial, len(work))
 	fst := make([]Stats, len(work))
 	g, gctx := errgroup.WithContext(ctx)
@@ -392,7 +399,9 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 			defer evs.put(ev)
 			pt, fs, err := runFile(gctx, src, files[u.file], u.rgs, ev)
 			parts[i], fst[i] = pt, fs
-			pr.fileDone()
+			if unitsLeft[u.file].Add(-1) == 0 {
+				pr.fileDone()
+			}
 			return err
 		})
 	}

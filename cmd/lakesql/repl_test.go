@@ -130,12 +130,19 @@ func TestQueryProgress_FilesDoneOfTotal(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	pr := &scan.Progress{}
-	if _, err := conn.Query(scan.WithProgress(ctx, pr), "SELECT a FROM d.t WHERE a + 0 > 1"); err != nil {
-		t.Fatal(err)
+	// The row path, a vectorised aggregate, a vectorised top-N.
+	for _, q := range []string{"SELECT a FROM d.t WHERE a + 0 > 1", "SELECT SUM(a) FROM d.t", "SELECT a FROM d.t ORDER BY a DESC LIMIT 1"} {
+		pr := &scan.Progress{}
+		if _, err := conn.Query(scan.WithProgress(ctx, pr), q); err != nil {
+			t.Fatal(err)
+		}
+		if done, total := pr.Files(); done != 3 || total != 3 {
+			t.Fatalf("%s: progress %d/%d, want 3/3", q, done, total)
+		}
 	}
-	if done, total := pr.Files(); done != 3 || total != 3 {
-		t.Fatalf("progress %d/%d, want 3/3", done, total)
+	pr := &scan.Progress{}
+	if _, err := conn.Query(scan.WithProgress(ctx, pr), "SELECT a FROM d.t"); err != nil {
+		t.Fatal(err)
 	}
 	var w bytes.Buffer
 	q := &queryProgress{pr: pr, w: &w}
