@@ -89,7 +89,7 @@ func runInstrumented(ctx *sql.Context, n sql.Node) (map[sql.Node]*opStats, error
 // builds it, and again for each child) and wraps the iterator to measure
 // it. Nodes that are not comparable (no identity) are built unmeasured.
 func (in *instrument) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
-	if in.self != nil && sameNode(in.self, n) || !comparable(n) {
+	if in.self != nil && sameNode(in.self, n) || !hasIdentity(n) {
 		in.self = nil
 		return nil, nil
 	}
@@ -110,12 +110,14 @@ func (in *instrument) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIte
 	return &measuredIter{it: it, st: st}, nil
 }
 
-func comparable(n sql.Node) bool {
+// hasIdentity reports whether n can key the measurements: its dynamic
+// type is comparable (a pointer, for GMS's nodes).
+func hasIdentity(n sql.Node) bool {
 	return n != nil && reflect.TypeOf(n).Comparable()
 }
 
 func sameNode(a, b sql.Node) bool {
-	return comparable(a) && comparable(b) && a == b
+	return hasIdentity(a) && hasIdentity(b) && a == b
 }
 
 // measuredIter counts an operator's rows and the time its calls take.

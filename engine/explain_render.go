@@ -46,17 +46,17 @@ func (r *renderer) node(n sql.Node, depth int) error {
 		if rt, ok := x.Child.(*plan.ResolvedTable); ok {
 			if t := asProviderTable(rt.Table); t != nil {
 				r.lines = append(r.lines, indent+"-> Table scan on "+x.Name()+" ("+t.String()+")"+r.measured(n, rt))
-				return r.scan(t, depth+1, false)
+				return r.scan(t, depth+1)
 			}
 		}
 	case *plan.ResolvedTable:
 		if t := asProviderTable(x.Table); t != nil {
 			r.lines = append(r.lines, indent+"-> Table scan on "+t.String()+r.measured(n))
-			return r.scan(t, depth+1, false)
+			return r.scan(t, depth+1)
 		}
 	case rewrite.VectorScan:
 		r.lines = append(r.lines, indent+"-> "+label(n)+" [vectorised]"+r.measured(n))
-		if err := r.scan(x.ScanTable(), depth+1, true); err != nil {
+		if err := r.scan(x.ScanTable(), depth+1); err != nil {
 			return err
 		}
 		return r.replacedScans(x, depth+1)
@@ -111,7 +111,7 @@ func (r *renderer) replacedScans(v rewrite.VectorScan, depth int) error {
 		}
 		if t := asProviderTable(rt.Table); t != nil && t != v.ScanTable() && r.profiles.Lookup(t) != nil {
 			r.lines = append(r.lines, strings.Repeat("    ", depth)+"-> Table scan on "+t.String()+" (row path, inside the vectorised operator)")
-			err = r.scan(t, depth+1, false)
+			err = r.scan(t, depth+1)
 		}
 	})
 	return err
@@ -165,7 +165,7 @@ func (r *renderer) measured(nodes ...sql.Node) string {
 		return ""
 	}
 	for _, n := range nodes {
-		if !comparable(n) {
+		if !hasIdentity(n) {
 			continue
 		}
 		if st := r.ops[n]; st != nil {
@@ -177,7 +177,7 @@ func (r *renderer) measured(nodes ...sql.Node) string {
 
 // scan renders the scan line of t: from the profile under ANALYZE, else
 // the planned file pruning.
-func (r *renderer) scan(t *provider.Table, depth int, vectorised bool) error {
+func (r *renderer) scan(t *provider.Table, depth int) error {
 	indent := strings.Repeat("    ", depth)
 	if r.ops == nil {
 		var p scan.Profile
