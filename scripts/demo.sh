@@ -56,7 +56,8 @@ sql "SELECT o_orderpriority, COUNT(*) AS orders FROM orders FOR VERSION AS OF $b
 WHERE o_orderdate >= DATE '1998-01-01' GROUP BY o_orderpriority ORDER BY o_orderpriority"
 sql "SELECT snapshot_id, operation, message FROM \`orders\$snapshots\` ORDER BY snapshot_id DESC LIMIT 3"
 
-step "EXPLAIN ANALYZE: one month of orders reads one year's partition, and bounds skip the rest"
+step "EXPLAIN ANALYZE: a month of orders reads only its year's partition;" \
+	"a month of line items skips files by their date bounds and pages by the page index"
 sql "EXPLAIN ANALYZE SELECT COUNT(*), SUM(o_totalprice) FROM orders
 WHERE o_orderdate BETWEEN DATE '1995-03-01' AND DATE '1995-03-31'"
 sql "EXPLAIN ANALYZE SELECT l_shipmode, COUNT(*) FROM lineitem
