@@ -166,8 +166,7 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			if !ok {
 				t, ok = r.byTable[tableCol{x.TableId(), strings.ToLower(x.Name())}]
 			}
-			_, dec := t.(sql.DecimalType)
-			if !ok || (t.Equals(x.Type()) && (x.IsNullable() || !dec)) {
+			if !ok || (t.Equals(x.Type()) && x.IsNullable()) {
 				return e, transform.SameTree, nil
 			}
 			r.changed = true

@@ -1,0 +1,68 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/lakesql/lakesql/engine"
+)
+
+// TestLogin_UnknownUserIs1045: a login as a user that does not exist is
+// refused like a wrong password, with 1045, in Go's driver and the
+// mariadb CLI (which reported 2027 "malformed packet" before).
+func TestLogin_UnknownUserIs1045(t *testing.T) {
+	e, err := engine.Open(context.Background(), engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true, Auth: true, RootPassword: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	addr := listen(t, e)
+	for _, c := range []struct{ user, pass string }{{"nobody", "x"}, {"nobody", ""}, {"root", "wrong"}} {
+		err := dial(t, addr, c.user, c.pass).Ping()
+		var me *gomysql.MySQLError
+		if !errors.As(err, &me) || me.Number != 1045 || !strings.Contains(me.Message, "Access denied for user '"+c.user+"'") {
+			t.Errorf("login %s/%q: %v, want 1045 Access denied", c.user, c.pass, err)
+		}
+	}
+	if err := dial(t, addr, "root", "s3cret").Ping(); err != nil {
+		t.Fatalf("root: %v", err)
+	}
+	bin := needTool(t, "mariadb")
+	for _, user := range []string{"nobody", "root"} {
+		out, err := exec.Command(bin, "-h", "127.0.0.1", "-P", port(addr), "-u", user, "-pwrong", "--skip-ssl", "-e", "SELECT 1").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "ERROR 1045 (28000)") {
+			t.Errorf("mariadb -u %s: %v %s, want ERROR 1045", user, err, out)
+		}
+	}
+}
+
+// TestClient_MariaDBCLIStatements: statements whose OK packet or result
+// the C client parses strictly: PREPARE's info, DATETIME(6).
+func TestClient_MariaDBCLIStatements(t *testing.T) {
+	bin := needTool(t, "mariadb")
+	addr := serveWithData(t)
+	run := func(sql string) string {
+		out, err := exec.Command(bin, "-h", "127.0.0.1", "-P", port(addr), "-u", "root", "--batch", "--skip-ssl", "-vvv", "d", "-e", sql).CombinedOutput()
+		if err != nil {
+			t.Fatalf("mariadb -e %q: %v\n%s", sql, err, out)
+		}
+		return string(out)
+	}
+	out := run("PREPARE s FROM 'SELECT a FROM t WHERE a = ?'; SET @x = 2; EXECUTE s USING @x; DEALLOCATE PREPARE s")
+	if !strings.Contains(out, "Statement prepared") || !strings.Contains(out, "|    2 |") {
+		t.Errorf("PREPARE / EXECUTE: %s", out)
+	}
+	out = run("CREATE TABLE dt (x DATETIME(6), y DATETIME(3)); INSERT INTO dt VALUES ('2024-01-01 00:00:00', '2024-01-01 10:00:00.5'); SELECT x, y FROM dt")
+	if !strings.Contains(out, "| 2024-01-01 00:00:00.000000 | 2024-01-01 10:00:00.500 |") {
+		t.Errorf("DATETIME(6): %s", out)
+	}
+	out = run("UPDATE t SET b = 'uno' WHERE a = 1")
+	if !strings.Contains(out, "Rows matched: 1  Changed: 1  Warnings: 0") {
+		t.Errorf("UPDATE info: %s", out)
+	}
+}

@@ -1,0 +1,47 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/lakesql/lakesql/engine/enginetest"
+)
+
+// temporalScript: DATETIME(n) prints n fractional digits, zero or not,
+// as MySQL 8 does.
+var temporalScript = scriptTest{
+	name: "temporal formatting",
+	setup: []string{
+		"CREATE DATABASE d",
+		"CREATE TABLE d.t (id INT, dt DATETIME, dt3 DATETIME(3), dt6 DATETIME(6), tm TIME)",
+		"INSERT INTO d.t VALUES (1, '2024-01-01 00:00:00', '2024-01-01 10:00:00.5', '2024-01-01 00:00:00', '01:02:03')," +
+			" (2, '2024-01-01 12:34:56', '2024-01-01 10:00:00.123', '2024-01-01 00:00:00.000001', '-838:59:59'), (3, NULL, NULL, NULL, NULL)",
+	},
+	checks: []check{
+		{query: "SELECT id, dt, dt3, dt6, tm FROM d.t ORDER BY id", ordered: true, want: []string{
+			"1|2024-01-01 00:00:00|2024-01-01 10:00:00.500|2024-01-01 00:00:00.000000|01:02:03",
+			"2|2024-01-01 12:34:56|2024-01-01 10:00:00.123|2024-01-01 00:00:00.000001|-838:59:59",
+			"3|NULL|NULL|NULL|NULL",
+		}},
+		{query: "SELECT MAX(dt6), MIN(dt3) FROM d.t", want: []string{"2024-01-01 00:00:00.000001|2024-01-01 10:00:00.123"}},
+		{query: "SELECT x FROM (SELECT dt6 AS x FROM d.t WHERE id = 1) s", want: []string{"2024-01-01 00:00:00.000000"}},
+	},
+}
+
+func TestTemporalFormatting(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) {
+		runScript(t, temporalScript.name, embedded(t, enginetest.Open(t)), temporalScript)
+	})
+	t.Run("wire", func(t *testing.T) {
+		h, _ := serve(t, enginetest.Open(t), "")
+		runScript(t, temporalScript.name, wire(t, h), temporalScript)
+		// The binary protocol: the driver formats the microseconds by the
+		// column's declared precision.
+		var dt3, dt6 string
+		if err := h.QueryRow("SELECT dt3, dt6 FROM d.t WHERE id = ?", 1).Scan(&dt3, &dt6); err != nil {
+			t.Fatal(err)
+		}
+		if dt3 != "2024-01-01 10:00:00.500" || dt6 != "2024-01-01 00:00:00.000000" {
+			t.Errorf("binary protocol: %q, %q", dt3, dt6)
+		}
+	})
+}
