@@ -66,3 +66,29 @@ func TestClient_MariaDBCLIStatements(t *testing.T) {
 		t.Errorf("UPDATE info: %s", out)
 	}
 }
+
+// TestClient_MariaDBCLIWorkspace: SET lakehouse_workspace switches
+// workspace from the stock CLI, whose own USE command cannot carry
+// USE WORKSPACE; an unknown workspace is 1049.
+func TestClient_MariaDBCLIWorkspace(t *testing.T) {
+	bin := needTool(t, "mariadb")
+	addr := serveWithData(t)
+	run := func(sql string) (string, error) {
+		out, err := exec.Command(bin, "-h", "127.0.0.1", "-P", port(addr), "-u", "root", "--batch", "--skip-ssl", "-e", sql).CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("CREATE WORKSPACE research; SET lakehouse_workspace = 'research'; SELECT @@lakehouse_workspace; " +
+		"CREATE DATABASE c; CREATE TABLE c.t (a INT); INSERT INTO c.t VALUES (7); SELECT a FROM c.t; SHOW DATABASES")
+	if err != nil || !strings.Contains(out, "@@lakehouse_workspace\nresearch\n") || !strings.Contains(out, "a\n7\n") ||
+		!strings.Contains(out, "Database\nc\n") || strings.Contains(out, "\nd\n") {
+		t.Fatalf("switch to research: %v\n%s", err, out)
+	}
+	// Each connection starts in the default workspace; SET switches back.
+	out, err = run("SELECT @@lakehouse_workspace; SHOW DATABASES; SET lakehouse_workspace = 'research'; USE c; SELECT a FROM t")
+	if err != nil || !strings.Contains(out, "@@lakehouse_workspace\nmain\n") || !strings.Contains(out, "Database\nd\n") || !strings.Contains(out, "a\n7\n") {
+		t.Fatalf("new connection: %v\n%s", err, out)
+	}
+	if out, err = run("SET lakehouse_workspace = 'nope'"); err == nil || !strings.Contains(out, "ERROR 1049") {
+		t.Fatalf("unknown workspace: %v\n%s", err, out)
+	}
+}

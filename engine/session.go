@@ -177,7 +177,7 @@ func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) e
 			return fmt.Errorf("%w: %s takes a workspace name", catalogstore.ErrBadValue, SysVarWorkspace)
 		}
 		if err := s.SetCurrentWorkspace(ctx, ws); err != nil {
-			return err
+			return sqlerr.Wrap(err) // 1049, as USE of an unknown database
 		}
 	}
 	return s.BaseSession.SetSessionVariable(ctx, name, value)
