@@ -92,3 +92,42 @@ func TestClient_MariaDBCLIWorkspace(t *testing.T) {
 		t.Fatalf("unknown workspace: %v\n%s", err, out)
 	}
 }
+
+// explainProbe runs plain EXPLAIN with PyMySQL, which converts the
+// integer and float columns, then a query on the same connection.
+const explainProbe = `
+import sys, pymysql
+c = pymysql.connect(host="127.0.0.1", port=int(sys.argv[1]), user="root", database="d")
+cur = c.cursor()
+cur.execute("EXPLAIN SELECT a FROM t WHERE a > 1")
+print(cur.fetchall())
+cur.execute("EXPLAIN SELECT 1")
+print(cur.fetchall())
+cur.execute("PREPARE s FROM 'SELECT 1'")
+cur.execute("SELECT COUNT(*) FROM t")
+print(cur.fetchall())
+`
+
+// TestClient_ExplainIsMySQLShaped: plain EXPLAIN has one row per table
+// with real NULLs, readable by PyMySQL and the mariadb CLI, embedded and
+// over the wire.
+func TestClient_ExplainIsMySQLShaped(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import pymysql").Run(); err != nil {
+		needTool(t, "python3-pymysql (import pymysql)")
+	}
+	addr := serveWithData(t)
+	out, err := exec.Command(py, "-c", explainProbe, port(addr)).CombinedOutput()
+	want := "((1, 'SIMPLE', 't', None, 'ALL', None, None, None, None, 3, 100.0, 'Using where'),)\n" +
+		"((1, 'SIMPLE', None, None, None, None, None, None, None, None, None, 'No tables used'),)\n" +
+		"((3,),)\n"
+	if err != nil || string(out) != want {
+		t.Errorf("pymysql: %v\n%s\nwant:\n%s", err, out, want)
+	}
+	bin := needTool(t, "mariadb")
+	cli, err := exec.Command(bin, "-h", "127.0.0.1", "-P", port(addr), "-u", "root", "--batch", "--skip-ssl", "d", "-e", "EXPLAIN SELECT t.a FROM t JOIN t AS u ON t.a = u.a").CombinedOutput()
+	if err != nil || !strings.Contains(string(cli), "1\tSIMPLE\tt\tNULL\tALL\tNULL\tNULL\tNULL\tNULL\t3\t100\t\n") ||
+		!strings.Contains(string(cli), "1\tSIMPLE\tu\tNULL\tALL") {
+		t.Errorf("mariadb EXPLAIN: %v\n%s", err, cli)
+	}
+}

@@ -39,6 +39,15 @@ var intArithScript = scriptTest{
 		{query: "SELECT MAX(s+1) FROM d.u", wantErr: "1690 BIGINT value is out of range"},
 		{query: "SELECT MIN(s-1) FROM d.u", wantErr: "1690 BIGINT value is out of range"},
 		{query: "SELECT g, MAX(small*small) FROM d.u GROUP BY g", want: []string{"1|18446744065119617025", "2|0"}},
+		// Writes: refused whole, in any sql_mode.
+		{query: "UPDATE d.u SET s = s + 1 WHERE g = 1", wantErr: "1690 BIGINT value is out of range"},
+		{query: "UPDATE d.u SET f = f - 6 WHERE g = 2", wantErr: "1690 BIGINT UNSIGNED value is out of range"},
+		{query: "INSERT INTO d.u VALUES (4, 18446744073709551615 + 1, 0, 0)", wantErr: "1690 BIGINT UNSIGNED value is out of range"},
+		{query: "INSERT INTO d.u SELECT 4, f, s + 1, small FROM d.u WHERE g = 1", wantErr: "1690 BIGINT value is out of range"},
+		{query: "SELECT g, f, s FROM d.u WHERE f IS NOT NULL", want: []string{"1|18446744073709551615|9223372036854775807", "2|5|-9223372036854775808"}},
+		{query: "INSERT INTO d.u VALUES (3, 18446744073709551614 + 1, 9223372036854775806 + 1, 4294967294 + 1)", want: nil},
+		{query: "UPDATE d.u SET f = f - 1, s = s - 1 WHERE g = 3", want: nil},
+		{query: "SELECT f, s, small FROM d.u WHERE g = 3", want: []string{"18446744073709551614|9223372036854775806|4294967295"}},
 	},
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -228,4 +230,36 @@ func (a *IntArithmetic) String() string { return a.Arithmetic.String() }
 // DebugString marks the replacement in plans.
 func (a *IntArithmetic) DebugString() string {
 	return fmt.Sprintf("MySQLInt(%s)", a.Arithmetic.DebugString())
+}
+
+// intArithInWrites swaps integer arithmetic for IntArithmetic in the
+// values INSERT and UPDATE write (StrictWrites calls it: GMS's short
+// analysis of those statements skips exactSumAvg).
+func intArithInWrites(n sql.Node) (sql.Node, error) {
+	swap := func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				if x, ok := e.(*expression.Arithmetic); ok {
+					if a, ok := NewIntArithmetic(x); ok {
+						return a, transform.NewTree, nil
+					}
+				}
+				return e, transform.SameTree, nil
+			})
+		})
+	}
+	out, _, err := transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		switch x := n.(type) {
+		case *plan.InsertInto:
+			src, same, err := transform.NodeWithOpaque(x.Source, swap)
+			if err != nil || same {
+				return n, transform.SameTree, err
+			}
+			return x.WithSource(src), transform.NewTree, nil
+		case *plan.UpdateSource:
+			return swap(x)
+		}
+		return n, transform.SameTree, nil
+	})
+	return out, err
 }

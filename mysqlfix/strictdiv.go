@@ -99,6 +99,11 @@ func (b StrictWrites) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIte
 	if err != nil {
 		return nil, err
 	}
+	// The same short analysis skips exactSumAvg's swap of integer
+	// arithmetic (intarith.go), which MySQL applies in every sql_mode.
+	if n, err = intArithInWrites(n); err != nil {
+		return nil, err
+	}
 	return b.Inner.Build(ctx, n, r)
 }
 
