@@ -24,6 +24,9 @@ var temporalScript = scriptTest{
 		}},
 		{query: "SELECT MAX(dt6), MIN(dt3) FROM d.t", want: []string{"2024-01-01 00:00:00.000001|2024-01-01 10:00:00.123"}},
 		{query: "SELECT x FROM (SELECT dt6 AS x FROM d.t WHERE id = 1) s", want: []string{"2024-01-01 00:00:00.000000"}},
+		// TIME is named as declared, not GMS's "time(6)".
+		{query: "DESCRIBE d.t", want: []string{"id|int|YES||NULL|", "dt|datetime|YES||NULL|", "dt3|datetime(3)|YES||NULL|", "dt6|datetime(6)|YES||NULL|", "tm|time|YES||NULL|"}},
+		{query: "SHOW CREATE TABLE d.t", want: []string{"t|CREATE TABLE `t` (\n  `id` int,\n  `dt` datetime,\n  `dt3` datetime(3),\n  `dt6` datetime(6),\n  `tm` time\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin"}},
 	},
 }
 
