@@ -71,7 +71,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {
 		// Innermost, so a panic's 1105 still passes the error remapping.
 		g := mysqlfix.PanicGuard{Handler: h, Log: e.log, OnPanic: func(c *mysql.Conn) { afterWirePanic(s, c) }}
-		return wrapHandler(mysqlfix.Results{Handler: g})
+		return wrapHandler(mysqlfix.Results{Handler: g, ResultSchema: func(c *mysql.Conn) sql.Schema { return connSession(s, c).ResultSchema() }})
 	}
 	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrap)
 	if err != nil {

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -19,6 +22,7 @@ import (
 //     (MySQL: 2024-01-01 00:00:00.000000 in a DATETIME(6), .500 in a
 //     DATETIME(3)); GMS formats them with Go's .999999 layout, which drops
 //     trailing zeros and a zero fraction.
+//
 //   - An OK packet's info string (PREPARE's "Statement prepared") is
 //     read by the C clients (libmysqlclient, libmariadb) as a
 //     length-encoded string; vitess writes a '#' byte (35) before it
@@ -28,26 +32,32 @@ import (
 //     MySQL's text. (Longer infos, UPDATE's "Rows matched: ..." counts,
 //     parse already.)
 //
+//   - TIMESTAMP(n) columns announce n decimals, as DATETIME(n) ones do
+//     (GMS leaves them 0, so clients print a TIMESTAMP(6) without its
+//     fraction); the precision comes from the statement's result schema,
+//     which ResultSchema returns for the connection when set.
+//
 // It is safe for concurrent use if the wrapped handler is.
 type Results struct {
 	mysql.Handler
+	ResultSchema func(c *mysql.Conn) sql.Schema
 }
 
 // ComQuery implements mysql.Handler.
 func (h Results) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) error {
-	f := resultFixer{}
+	f := h.fixer(c)
 	return h.Handler.ComQuery(ctx, c, q, func(r *sqltypes.Result, more bool) error { return cb(f.fix(r), more) })
 }
 
 // ComMultiQuery implements mysql.Handler.
 func (h Results) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
-	f := resultFixer{}
+	f := h.fixer(c)
 	return h.Handler.ComMultiQuery(ctx, c, q, func(r *sqltypes.Result, more bool) error { return cb(f.fix(r), more) })
 }
 
 // ComStmtExecute implements mysql.Handler.
 func (h Results) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
-	f := resultFixer{}
+	f := h.fixer(c)
 	return h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return cb(f.fix(r)) })
 }
 
@@ -55,11 +65,40 @@ func (h Results) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pre
 // writes before an OK packet's info.
 const vitessInfoLength = '#'
 
-// resultFixer corrects one statement's results. GMS sends a result
-// set's fields with its first batch of rows only, so it keeps them for
-// the later batches.
+func (h Results) fixer(c *mysql.Conn) *resultFixer {
+	f := &resultFixer{}
+	if h.ResultSchema != nil {
+		f.schema = func() sql.Schema { return h.ResultSchema(c) }
+	}
+	return f
+}
+
+// resultFixer corrects one command's results. GMS sends a result set's
+// fields with its first batch of rows only, so it keeps them for the
+// later batches.
 type resultFixer struct {
 	fields []*querypb.Field
+	schema func() sql.Schema // the running statement's result schema, or nil
+}
+
+// timestampDecimals sets the decimals of TIMESTAMP fields from the result
+// schema, when it is the one these fields describe.
+func (f *resultFixer) timestampDecimals(fields []*querypb.Field) {
+	var sch sql.Schema
+	for i, fd := range fields {
+		if fd.Type != sqltypes.Timestamp || fd.Decimals != 0 {
+			continue
+		}
+		if sch == nil && f.schema != nil {
+			sch = f.schema()
+		}
+		if len(sch) != len(fields) {
+			return
+		}
+		if dt, ok := sch[i].Type.(sql.DatetimeType); ok && types.IsTimestampType(dt) && sch[i].Name == fd.Name {
+			fd.Decimals = uint32(dt.Precision())
+		}
+	}
 }
 
 func (f *resultFixer) fix(r *sqltypes.Result) *sqltypes.Result {
@@ -71,6 +110,7 @@ func (f *resultFixer) fix(r *sqltypes.Result) *sqltypes.Result {
 	}
 	if len(r.Fields) > 0 {
 		f.fields = r.Fields
+		f.timestampDecimals(r.Fields)
 	}
 	for i, fd := range f.fields {
 		if !fractional(fd.Type) || fd.Decimals == 0 {
@@ -126,4 +166,22 @@ func TemporalSQL(ctx *sql.Context, t sql.Type, v any) (sqltypes.Value, error) {
 		sv = sqltypes.MakeTrusted(sv.Type(), PadFraction(sv.Raw(), dt.Precision()))
 	}
 	return sv, nil
+}
+
+// ResultSchemaRecorder is a session that keeps the result schema of its
+// running statement for Results (the engine's session).
+type ResultSchemaRecorder interface {
+	RecordResultSchema(sql.Schema)
+}
+
+// recordResultSchema hands the analysed top-level statement's schema to
+// the session, when it keeps one.
+func recordResultSchema(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if scope != nil && !scope.IsEmpty() {
+		return n, transform.SameTree, nil
+	}
+	if r, ok := ctx.Session.(ResultSchemaRecorder); ok {
+		r.RecordResultSchema(n.Schema())
+	}
+	return n, transform.SameTree, nil
 }
