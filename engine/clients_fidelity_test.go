@@ -131,3 +131,46 @@ func TestClient_ExplainIsMySQLShaped(t *testing.T) {
 		t.Errorf("mariadb EXPLAIN: %v\n%s", err, cli)
 	}
 }
+
+// TestPrivileges_NameTheObject: a refused statement gets MySQL's code for
+// what it is refused on: 1142 naming the command and table, 1044 naming
+// the database, 1227 for privileges on neither.
+func TestPrivileges_NameTheObject(t *testing.T) {
+	e, err := engine.Open(context.Background(), engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true, Auth: true, RootPassword: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	addr := listen(t, e)
+	root := dial(t, addr, "root", "s3cret")
+	for _, q := range []string{"CREATE DATABASE d", "CREATE TABLE d.t (a INT)", "CREATE TABLE d.u (a INT)", "CREATE USER bob IDENTIFIED BY 'b'", "GRANT SELECT ON d.t TO bob"} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	bob := dial(t, addr, "bob", "b")
+	for _, c := range []struct {
+		q    string
+		code uint16
+		msg  string
+	}{
+		{"SELECT * FROM d.u", 1142, "to table 'u'"},
+		{"INSERT INTO d.t VALUES (1)", 1142, "INSERT command denied to user 'bob'@'%' for table 't'"},
+		{"REPLACE INTO d.t VALUES (1)", 1142, "command denied to user 'bob'@'%' for table 't'"},
+		{"UPDATE d.t SET a = 2", 1142, "UPDATE command denied to user 'bob'@'%' for table 't'"},
+		{"DELETE FROM d.t", 1142, "DELETE command denied to user 'bob'@'%' for table 't'"},
+		{"DROP TABLE d.t", 1142, "DROP command denied to user 'bob'@'%' for table 't'"},
+		{"CREATE DATABASE zz", 1044, "Access denied for user 'bob'@'%' to database 'zz'"},
+		{"CREATE USER eve", 1227, "command denied"},
+	} {
+		_, err := bob.Exec(c.q)
+		var me *gomysql.MySQLError
+		if !errors.As(err, &me) || me.Number != c.code || !strings.Contains(me.Message, c.msg) {
+			t.Errorf("%s: %v, want %d %q", c.q, err, c.code, c.msg)
+		}
+	}
+	var n int
+	if err := root.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 0 {
+		t.Errorf("refused writes changed d.t: %d rows, %v", n, err)
+	}
+}
