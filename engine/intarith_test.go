@@ -33,6 +33,11 @@ var intArithScript = scriptTest{
 		{query: "SELECT s*-1 FROM d.u WHERE g = 2", wantErr: "1690 BIGINT value is out of range"},
 		{query: "SELECT s-1, 5-10, 3*-4 FROM d.u WHERE g = 1 AND s IS NOT NULL", want: []string{"9223372036854775806|-5|-12"}},
 		{query: "SELECT x FROM (SELECT f+0 AS x FROM d.u WHERE g = 1) t WHERE x IS NOT NULL", want: []string{"18446744073709551615"}},
+		// Unary minus: an unsigned operand gives a signed BIGINT.
+		{query: "SELECT -f FROM d.u WHERE g = 1", wantErr: "1690 BIGINT value is out of range"},
+		{query: "SELECT -(f - 9223372036854775807), -small, -(small - 4294967295) FROM d.u WHERE g = 1 AND f IS NOT NULL", want: []string{"-9223372036854775808|-4294967295|0"}},
+		{query: "SELECT -s FROM d.u WHERE g = 2", wantErr: "1690 BIGINT value is out of range"},
+		{query: "SELECT -(-127), -(-9223372036854775807)", want: []string{"127|9223372036854775807"}},
 		// Vectorised: SUM over the expression, no filter.
 		{query: "SELECT g, SUM(f+0), SUM(f-1), SUM(s+0) FROM d.u GROUP BY g", want: []string{"1|18446744073709551615|18446744073709551614|9223372036854775807", "2|5|4|-9223372036854775808"}},
 		{query: "SELECT SUM(f+1) FROM d.u", wantErr: "1690 BIGINT UNSIGNED value is out of range"},

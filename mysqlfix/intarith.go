@@ -239,8 +239,13 @@ func intArithInWrites(n sql.Node) (sql.Node, error) {
 	swap := func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				if x, ok := e.(*expression.Arithmetic); ok {
+				switch x := e.(type) {
+				case *expression.Arithmetic:
 					if a, ok := NewIntArithmetic(x); ok {
+						return a, transform.NewTree, nil
+					}
+				case *expression.UnaryMinus:
+					if a, ok := NewIntNegation(x); ok {
 						return a, transform.NewTree, nil
 					}
 				}
@@ -263,3 +268,73 @@ func intArithInWrites(n sql.Node) (sql.Node, error) {
 	})
 	return out, err
 }
+
+// IntNegation is unary minus of an integer, MySQL's way
+// (Item_func_neg::int_op): the negation of an unsigned value is a signed
+// BIGINT, and a result outside BIGINT (-BIGINT_MIN, or an unsigned value
+// above 2^63) is error 1690. GMS v0.20.0 wraps -u8 into int8, keeps the
+// unsigned type for TINYINT..MEDIUMINT UNSIGNED, turns -18446744073709551615
+// into 1 and reports -BIGINT_MIN as 1264.
+type IntNegation struct {
+	*expression.UnaryMinus
+	unsigned bool
+}
+
+var _ sql.Expression = (*IntNegation)(nil)
+
+// NewIntNegation replaces GMS's n when its operand is an integer.
+func NewIntNegation(n *expression.UnaryMinus) (*IntNegation, bool) {
+	t := n.Child.Type()
+	if !isInt(t) {
+		return nil, false
+	}
+	return &IntNegation{UnaryMinus: n, unsigned: types.IsUnsigned(t)}, true
+}
+
+// Unsigned reports whether the operand is unsigned.
+func (e *IntNegation) Unsigned() bool { return e.unsigned }
+
+// Type is BIGINT for an unsigned operand, GMS's otherwise.
+func (e *IntNegation) Type() sql.Type {
+	if e.unsigned {
+		return types.Int64
+	}
+	return e.UnaryMinus.Type()
+}
+
+// WithChildren keeps the replacement.
+func (e *IntNegation) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	x, err := e.UnaryMinus.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := x.(*expression.UnaryMinus); ok {
+		if n, ok := NewIntNegation(u); ok {
+			return n, nil
+		}
+	}
+	return x, nil
+}
+
+// Eval negates exactly, or fails with 1690.
+func (e *IntNegation) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := e.Child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	i, ok := intValue(v)
+	if !ok {
+		return e.UnaryMinus.Eval(ctx, row)
+	}
+	if _, is64 := v.(int64); !e.unsigned && !is64 {
+		return e.UnaryMinus.Eval(ctx, row) // narrower signed types: GMS's (exact below BIGINT)
+	}
+	r, ok := IntOp('-', Int{}, i, false)
+	if !ok {
+		return nil, errOutOfRange(false, e)
+	}
+	return r, nil
+}
+
+// String is GMS's rendering.
+func (e *IntNegation) String() string { return e.UnaryMinus.String() }

@@ -47,6 +47,8 @@ func (r *retyper) retyped(e sql.Expression) bool {
 			return true
 		case *IntArithmetic:
 			return x.unsigned // GMS typed it signed
+		case *IntNegation:
+			return x.unsigned // GMS typed it unsigned or 32-bit
 		case *expression.GetField:
 			_, ok := r.byID[x.Id()]
 			return ok
@@ -148,6 +150,11 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			}
 		case *expression.Arithmetic:
 			if a, ok := NewIntArithmetic(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *expression.UnaryMinus:
+			if a, ok := NewIntNegation(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}

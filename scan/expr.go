@@ -155,6 +155,11 @@ func compileNode(s *schema.Schema, e sql.Expression) (*enode, bool) {
 		return compileArith(s, x)
 	case *mysqlfix.IntArithmetic:
 		return compileIntArith(s, x)
+	case *mysqlfix.IntNegation:
+		if x.Unsigned() {
+			return nil, false // a signed result of an unsigned operand: the row path
+		}
+		return compileNeg(s, x.UnaryMinus) // -BIGINT_MIN: ErrOverflow, then the row path's 1690
 	}
 	return nil, false
 }
