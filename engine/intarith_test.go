@@ -38,6 +38,12 @@ var intArithScript = scriptTest{
 		{query: "SELECT -(f - 9223372036854775807), -small, -(small - 4294967295) FROM d.u WHERE g = 1 AND f IS NOT NULL", want: []string{"-9223372036854775808|-4294967295|0"}},
 		{query: "SELECT -s FROM d.u WHERE g = 2", wantErr: "1690 BIGINT value is out of range"},
 		{query: "SELECT -(-127), -(-9223372036854775807)", want: []string{"127|9223372036854775807"}},
+		// DIV and MOD: exact, unsigned as MySQL types them, NULL on zero.
+		{query: "SELECT f DIV 1, f % 10, f DIV 2, f MOD 7, small % 7 FROM d.u WHERE g = 1 AND f IS NOT NULL", want: []string{"18446744073709551615|5|9223372036854775807|1|3"}},
+		{query: "SELECT 7 DIV 2, -7 DIV 2, 7 % -3, -7 % 3, 7 DIV 0, 7 % 0", want: []string{"3|-3|1|-1|NULL|NULL"}},
+		{query: "SELECT f DIV -1 FROM d.u WHERE g = 1", wantErr: "1690 BIGINT UNSIGNED value is out of range"},
+		{query: "SELECT s DIV -1 FROM d.u WHERE g = 2", wantErr: "1690 BIGINT value is out of range"},
+		{query: "SELECT x FROM (SELECT f % 1000 AS x FROM d.u WHERE g = 1) t WHERE x IS NOT NULL", want: []string{"615"}},
 		// Vectorised: SUM over the expression, no filter.
 		{query: "SELECT g, SUM(f+0), SUM(f-1), SUM(s+0) FROM d.u GROUP BY g", want: []string{"1|18446744073709551615|18446744073709551614|9223372036854775807", "2|5|4|-9223372036854775808"}},
 		{query: "SELECT SUM(f+1) FROM d.u", wantErr: "1690 BIGINT UNSIGNED value is out of range"},
@@ -53,6 +59,10 @@ var intArithScript = scriptTest{
 		{query: "INSERT INTO d.u VALUES (3, 18446744073709551614 + 1, 9223372036854775806 + 1, 4294967294 + 1)", want: nil},
 		{query: "UPDATE d.u SET f = f - 1, s = s - 1 WHERE g = 3", want: nil},
 		{query: "SELECT f, s, small FROM d.u WHERE g = 3", want: []string{"18446744073709551614|9223372036854775806|4294967295"}},
+		{query: "INSERT INTO d.u SELECT 5, f DIV 0, 1, 1 FROM d.u WHERE g = 3", wantErr: "1365 Division by 0"},
+		{query: "INSERT INTO d.u VALUES (5, 7 % 0, 1, 1)", wantErr: "1365 Division by 0"},
+		{query: "INSERT INTO d.u SELECT 5, f DIV 2, s % 10, small DIV 3 FROM d.u WHERE g = 3", want: nil},
+		{query: "SELECT f, s, small FROM d.u WHERE g = 5", want: []string{"9223372036854775807|6|1431655765"}},
 	},
 }
 

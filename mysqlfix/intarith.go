@@ -338,3 +338,88 @@ func (e *IntNegation) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 
 // String is GMS's rendering.
 func (e *IntNegation) String() string { return e.UnaryMinus.String() }
+
+// IntDivision is DIV or MOD (%) of two integers, MySQL's way
+// (Item_func_int_div, Item_func_mod::int_op): exact in BIGINT UNSIGNED
+// when either operand of DIV, or the dividend of MOD, is unsigned, else
+// in BIGINT; a quotient outside the type is 1690, a zero divisor NULL
+// (GMS's warning, and 1365 in strict writes). GMS v0.20.0 converts
+// unsigned operands to signed for DIV (18446744073709551615 DIV 1 fails)
+// and computes MOD of integers as a DECIMAL.
+type IntDivision struct {
+	sql.Expression // GMS's *expression.IntDiv or *expression.Mod
+	left, right    sql.Expression
+	mod, unsigned  bool
+}
+
+var _ sql.Expression = (*IntDivision)(nil)
+
+// NewIntDivision replaces GMS's DIV or MOD e when both operands are
+// integers.
+func NewIntDivision(e sql.Expression) (*IntDivision, bool) {
+	var l, r sql.Expression
+	mod := false
+	switch x := e.(type) {
+	case *expression.IntDiv:
+		l, r = x.LeftChild, x.RightChild
+	case *expression.Mod:
+		l, r, mod = x.LeftChild, x.RightChild, true
+	default:
+		return nil, false
+	}
+	if !isInt(l.Type()) || !isInt(r.Type()) {
+		return nil, false
+	}
+	unsigned := types.IsUnsigned(l.Type()) || (!mod && types.IsUnsigned(r.Type()))
+	return &IntDivision{Expression: e, left: l, right: r, mod: mod, unsigned: unsigned}, true
+}
+
+// Type is BIGINT UNSIGNED or BIGINT.
+func (d *IntDivision) Type() sql.Type {
+	if d.unsigned {
+		return types.Uint64
+	}
+	return types.Int64
+}
+
+// WithChildren keeps the replacement.
+func (d *IntDivision) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := d.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := NewIntDivision(e); ok {
+		return n, nil
+	}
+	return e, nil
+}
+
+// Eval divides exactly, or fails with 1690.
+func (d *IntDivision) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	lv, err := d.left.Eval(ctx, row)
+	if err != nil || lv == nil {
+		return nil, err
+	}
+	rv, err := d.right.Eval(ctx, row)
+	if err != nil || rv == nil {
+		return nil, err
+	}
+	l, lok := intValue(lv)
+	r, rok := intValue(rv)
+	if !lok || !rok || r.U == 0 {
+		return d.Expression.Eval(ctx, row) // a zero divisor: GMS's NULL and warning
+	}
+	x, y := l.big(), r.big()
+	if d.mod {
+		x.Rem(x, y) // the dividend's sign, as C and MySQL
+	} else {
+		x.Quo(x, y) // truncated toward zero
+	}
+	switch {
+	case d.unsigned && x.Sign() >= 0 && x.IsUint64():
+		return x.Uint64(), nil
+	case !d.unsigned && x.IsInt64():
+		return x.Int64(), nil
+	}
+	return nil, errOutOfRange(d.unsigned, d)
+}

@@ -71,6 +71,8 @@ func strict(e sql.Expression) (sql.Expression, bool) {
 		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
 	case *expression.Mod:
 		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
+	case *IntDivision: // DIV and MOD of integers (intarith.go)
+		return &strictDivision{Expression: x, left: x.left, right: x.right}, true
 	}
 	return e, false
 }

@@ -49,6 +49,8 @@ func (r *retyper) retyped(e sql.Expression) bool {
 			return x.unsigned // GMS typed it signed
 		case *IntNegation:
 			return x.unsigned // GMS typed it unsigned or 32-bit
+		case *IntDivision:
+			return true // GMS typed MOD as DECIMAL
 		case *expression.GetField:
 			_, ok := r.byID[x.Id()]
 			return ok
@@ -155,6 +157,11 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			}
 		case *expression.UnaryMinus:
 			if a, ok := NewIntNegation(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *expression.IntDiv, *expression.Mod:
+			if a, ok := NewIntDivision(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
