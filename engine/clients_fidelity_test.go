@@ -22,10 +22,10 @@ func TestLogin_UnknownUserIs1045(t *testing.T) {
 	}
 	defer e.Close()
 	addr := listen(t, e)
-	for _, c := range []struct{ user, pass string }{{"nobody", "x"}, {"nobody", ""}, {"root", "wrong"}} {
+	for _, c := range []struct{ user, pass, using string }{{"nobody", "x", "YES"}, {"nobody", "", "NO"}, {"root", "wrong", "YES"}} {
 		err := dial(t, addr, c.user, c.pass).Ping()
 		var me *gomysql.MySQLError
-		if !errors.As(err, &me) || me.Number != 1045 || !strings.Contains(me.Message, "Access denied for user '"+c.user+"'") {
+		if !errors.As(err, &me) || me.Number != 1045 || me.Message != "Access denied for user '"+c.user+"'@'127.0.0.1' (using password: "+c.using+")" {
 			t.Errorf("login %s/%q: %v, want 1045 Access denied", c.user, c.pass, err)
 		}
 	}

@@ -1,6 +1,11 @@
 package mysqlfix
 
-import "github.com/dolthub/vitess/go/mysql"
+import (
+	"errors"
+	"net"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
 
 // MySQL answers a login as an unknown user like one with a wrong
 // password: error 1045 "Access denied" after the password exchange. GMS
@@ -42,4 +47,26 @@ func (m unknownUsers) HandleUser(c *mysql.Conn, user string) bool {
 		}
 	}
 	return true
+}
+
+// HandleAuthPluginData words a refusal as MySQL does: the user and host
+// and whether a password was given ("Access denied for user
+// 'ada'@'10.0.0.7' (using password: YES)"); GMS names the user only.
+func (m unknownUsers) HandleAuthPluginData(c *mysql.Conn, user string, server, client []byte, addr net.Addr) (mysql.Getter, error) {
+	g, err := m.AuthMethod.HandleAuthPluginData(c, user, server, client, addr)
+	var se *mysql.SQLError
+	if err == nil || !errors.As(err, &se) || se.Num != mysql.ERAccessDeniedError {
+		return g, err
+	}
+	host := "localhost"
+	if addr != nil && addr.Network() != "unix" {
+		if h, _, serr := net.SplitHostPort(addr.String()); serr == nil {
+			host = h
+		}
+	}
+	using := "NO"
+	if len(client) > 0 {
+		using = "YES"
+	}
+	return nil, mysql.NewSQLError(se.Num, se.State, "Access denied for user '%s'@'%s' (using password: %s)", user, host, using)
 }
