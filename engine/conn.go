@@ -164,7 +164,7 @@ func (r Result) Text(row, col int) (text string, ok bool) {
 		return "", false
 	}
 	if col < len(r.Schema) {
-		if sv, err := r.Schema[col].Type.SQL(sql.NewEmptyContext(), nil, v); err == nil {
+		if sv, err := mysqlfix.TemporalSQL(sql.NewEmptyContext(), r.Schema[col].Type, v); err == nil {
 			if sv.IsNull() {
 				return "", false
 			}

@@ -165,7 +165,8 @@ func TestIntoOutfileAndExportParquet(t *testing.T) {
 			{query: `LOAD DATA INFILE '$F/t.csv' INTO TABLE d.back FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"'`},
 			{query: "SELECT COUNT(*) FROM d.back b JOIN d.t t ON b.id = t.id AND b.name <=> t.name AND b.at <=> t.at AND b.amount = t.amount", want: []string{"3"}},
 			{query: "CALL export_parquet('d.t', '$F/t.parquet')", want: []string{"3|$F/t.parquet"}},
-			{query: "SELECT id, name, at, amount FROM read_parquet('$F/t.parquet')", want: []string{`1|a, "b"|2024-01-02 03:04:05|1.50`, "2|NULL|NULL|-2.00", `3|back\slash|2024-12-31 23:59:59|0.00`}},
+			// The file's timestamp[us] column reads as DATETIME(6): six digits.
+			{query: "SELECT id, name, at, amount FROM read_parquet('$F/t.parquet')", want: []string{`1|a, "b"|2024-01-02 03:04:05.000000|1.50`, "2|NULL|NULL|-2.00", `3|back\slash|2024-12-31 23:59:59.000000|0.00`}},
 			{query: "CALL export_parquet('d.t', '$F/t.parquet')", wantErr: "1086 already exists"},
 			{query: "CALL export_parquet('SELECT id * 10 AS x FROM d.t WHERE id < 3', '$F/t.parquet', true)", want: []string{"2|$F/t.parquet"}},
 			{query: "SELECT x FROM read_parquet('$F/t.parquet')", want: []string{"10", "20"}},

@@ -157,7 +157,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	installAuth()
 	a := rewrite.AddRules(mysqlfix.AddRules(analyzer.NewBuilder(e.prov)).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
 		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants).AddPreAnalyzeRule(ruleFileGuard, fileGuard(cfg))).Build()
-	a.ExecBuilder = guardedBuilder{inner: mysqlfix.StrictWrites{Inner: mysqlfix.CSVLoads{Inner: mysqlfix.CSVOutfiles{Inner: a.ExecBuilder}}}}
+	a.ExecBuilder = guardedBuilder{inner: mysqlfix.StrictWrites{Inner: mysqlfix.CSVLoads{Inner: mysqlfix.CSVOutfiles{Inner: mysqlfix.TraditionalExplain{Inner: mysqlfix.TimeTypeNames{Inner: a.ExecBuilder}}}}}}
 	e.prov.SetFileGuard(mysqlfix.FileGuard{Dir: cfg.SecureFilePriv, ReadOnly: cfg.ReadOnly, Users: a.Catalog.MySQLDb})
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.

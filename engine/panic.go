@@ -23,6 +23,26 @@ func (s *Session) discardAfterPanic() {
 	s.BaseSession.SetTransaction(nil)
 }
 
+// connSession is the lakesql session of connection c (an empty one if
+// none: its methods answer nothing).
+func connSession(srv *server.Server, c *mysql.Conn) *Session {
+	var out *Session
+	if srv == nil || c == nil {
+		return &Session{}
+	}
+	_ = srv.SessionManager().Iter(func(s sql.Session) (bool, error) {
+		if s.ID() != c.ConnectionID {
+			return false, nil
+		}
+		out, _ = s.(*Session)
+		return true, nil
+	})
+	if out == nil {
+		return &Session{}
+	}
+	return out
+}
+
 // afterWirePanic finds the session of connection c and discards its
 // staged work. srv is the running server (nil before it is made).
 func afterWirePanic(srv *server.Server, c *mysql.Conn) {

@@ -11,7 +11,7 @@ var scripts = []scriptTest{
 		checks: []check{
 			{query: "SELECT id, customer, amount, qty, ok, day, ts, note FROM sales.orders ORDER BY id", ordered: true, want: []string{
 				"1|ada|12.50|3|1|2024-01-02|2024-01-02 10:11:12.123456|NULL",
-				"2|bob|-0.25|NULL|0|1969-07-20|1969-07-20 20:17:40|moon",
+				"2|bob|-0.25|NULL|0|1969-07-20|1969-07-20 20:17:40.000000|moon",
 				"3|NULL|NULL|7|NULL|NULL|NULL|",
 			}},
 			{query: "SELECT COUNT(*), SUM(qty), MIN(day), MAX(amount) FROM sales.orders", want: []string{"3|10|1969-07-20|12.50"}},

@@ -62,12 +62,16 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		MaxConnections:         cfg.MaxConnections,
 		ConnWriteTimeout:       cfg.NetWriteTimeout,
 		Version:                "8.0.31-lakesql",
+		ProtocolListenerFactory: func(c server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
+			lc.AuthServer = mysqlfix.AuthServer{AuthServer: lc.AuthServer}
+			return server.MySQLProtocolListenerFactory(c, lc, sel)
+		},
 	}
 	var s *server.Server
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {
 		// Innermost, so a panic's 1105 still passes the error remapping.
 		g := mysqlfix.PanicGuard{Handler: h, Log: e.log, OnPanic: func(c *mysql.Conn) { afterWirePanic(s, c) }}
-		return wrapHandler(g)
+		return wrapHandler(mysqlfix.Results{Handler: g, ResultSchema: func(c *mysql.Conn) sql.Schema { return connSession(s, c).ResultSchema() }})
 	}
 	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrap)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -29,6 +30,20 @@ type Session struct {
 	// ctas is the table the running CREATE TABLE … AS SELECT created,
 	// dropped if its commit is refused (ctas.go); nil otherwise.
 	ctas *createdTable
+	// resultSchema is the running statement's result schema, for the
+	// wire's field metadata (mysqlfix.Results).
+	resultSchema atomic.Pointer[sql.Schema]
+}
+
+// RecordResultSchema implements mysqlfix.ResultSchemaRecorder.
+func (s *Session) RecordResultSchema(sch sql.Schema) { s.resultSchema.Store(&sch) }
+
+// ResultSchema is the schema RecordResultSchema kept last, or nil.
+func (s *Session) ResultSchema() sql.Schema {
+	if p := s.resultSchema.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (s *Session) setPendingCTAS(id *createdTable) {
@@ -177,7 +192,7 @@ func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) e
 			return fmt.Errorf("%w: %s takes a workspace name", catalogstore.ErrBadValue, SysVarWorkspace)
 		}
 		if err := s.SetCurrentWorkspace(ctx, ws); err != nil {
-			return err
+			return sqlerr.Wrap(err) // 1049, as USE of an unknown database
 		}
 	}
 	return s.BaseSession.SetSessionVariable(ctx, name, value)

@@ -7,6 +7,7 @@ const (
 	ruleExactSumAvg analyzer.RuleId = 20000 + iota
 	ruleDeleteAllToTruncate
 	ruleTableFuncNullability
+	ruleRecordResultSchema
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -15,5 +16,6 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	if id := gmsProcessTruncate(); id >= 0 {
 		b = b.RemoveOnceAfterRule(id).AddPostAnalyzeRule(ruleDeleteAllToTruncate, deleteAllToTruncate)
 	}
-	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability)
+	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
+		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema)
 }

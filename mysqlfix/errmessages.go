@@ -28,9 +28,13 @@ var missingVerb = regexp.MustCompile(`%!\w?\(MISSING\)`)
 var gmsWindowMix = sql.ErrNonAggregatedColumnWithoutGroupBy.New().Error()
 
 // FixMessage returns err with a readable message when GMS formatted it
-// without its values, and with MySQL's code where GMS used another
-// statement's (alterCode); any other error is returned unchanged.
+// without its values, with MySQL's code where GMS used another
+// statement's (alterCode), or without the object a privilege refusal is
+// about (privileges.go); any other error is returned unchanged.
 func FixMessage(err error, query string) error {
+	if pe := privilegeError(err, query); pe != nil {
+		return pe
+	}
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return err

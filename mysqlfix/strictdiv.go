@@ -71,6 +71,8 @@ func strict(e sql.Expression) (sql.Expression, bool) {
 		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
 	case *expression.Mod:
 		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
+	case *IntDivision: // DIV and MOD of integers (intarith.go)
+		return &strictDivision{Expression: x, left: x.left, right: x.right}, true
 	}
 	return e, false
 }
@@ -97,6 +99,11 @@ type StrictWrites struct{ Inner sql.NodeExecBuilder }
 func (b StrictWrites) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
 	n, err := strictDivisions(ctx, n)
 	if err != nil {
+		return nil, err
+	}
+	// The same short analysis skips exactSumAvg's swap of integer
+	// arithmetic (intarith.go), which MySQL applies in every sql_mode.
+	if n, err = intArithInWrites(n); err != nil {
 		return nil, err
 	}
 	return b.Inner.Build(ctx, n, r)

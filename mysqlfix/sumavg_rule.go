@@ -13,7 +13,8 @@ import (
 )
 
 // exactSumAvg swaps GMS's SUM and AVG over integers and DECIMALs for Sum
-// and Avg, and retypes every reference to them. It runs before GMS's
+// and Avg, and its integer + - * for IntArithmetic (intarith.go), and
+// retypes every reference to them. It runs before GMS's
 // analysis, on the plan the binder made: the binder typed each reference
 // to a SUM or AVG column (GetField) as DOUBLE, and so did each alias of
 // one, each derived-table column over one and each reference to those. A
@@ -44,6 +45,12 @@ func (r *retyper) retyped(e sql.Expression) bool {
 		switch x := e.(type) {
 		case *Sum, *Avg:
 			return true
+		case *IntArithmetic:
+			return x.unsigned // GMS typed it signed
+		case *IntNegation:
+			return x.unsigned // GMS typed it unsigned or 32-bit
+		case *IntDivision:
+			return true // GMS typed MOD as DECIMAL
 		case *expression.GetField:
 			_, ok := r.byID[x.Id()]
 			return ok
@@ -79,7 +86,7 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 				break
 			}
 			for _, c := range x.Schema() {
-				if _, dec := c.Type.(sql.DecimalType); dec {
+				if _, dec := c.Type.(sql.DecimalType); dec || c.Type == types.Uint64 {
 					r.byTable[tableCol{x.Id(), strings.ToLower(c.Name)}] = c.Type
 				}
 			}
@@ -141,6 +148,21 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 		case *aggregation.Avg:
 			if a, ok := NewAvg(x); ok {
 				r.byID[x.Id()], r.swapped = a.typ, true
+				return a, transform.NewTree, nil
+			}
+		case *expression.Arithmetic:
+			if a, ok := NewIntArithmetic(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *expression.UnaryMinus:
+			if a, ok := NewIntNegation(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *expression.IntDiv, *expression.Mod:
+			if a, ok := NewIntDivision(x); ok {
+				r.swapped = true
 				return a, transform.NewTree, nil
 			}
 		case *expression.Alias:

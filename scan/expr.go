@@ -20,6 +20,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/mysqlfix"
 )
 
 // ErrOverflow reports that a vectorised expression left the 128-bit range
@@ -81,6 +82,9 @@ type enode struct {
 	fl, fr decimal128.Num
 	// opNeg over a 64-bit integer: -MinInt64 is an error in GMS
 	check64 bool
+	// integer + - *: a result out of range is an error (MySQL's 1690),
+	// not Go's wrapped value
+	checked bool
 	key     string // canonical text: equal keys compute equal vectors
 }
 
@@ -149,8 +153,48 @@ func compileNode(s *schema.Schema, e sql.Expression) (*enode, bool) {
 		return compileNeg(s, x)
 	case *expression.Arithmetic:
 		return compileArith(s, x)
+	case *mysqlfix.IntArithmetic:
+		return compileIntArith(s, x)
+	case *mysqlfix.IntNegation:
+		if x.Unsigned() {
+			return nil, false // a signed result of an unsigned operand: the row path
+		}
+		return compileNeg(s, x.UnaryMinus) // -BIGINT_MIN: ErrOverflow, then the row path's 1690
 	}
 	return nil, false
+}
+
+// compileIntArith compiles MySQL's overflow-checked integer + - * (the
+// row path's mysqlfix.IntArithmetic). Both operands must already be in
+// the result's domain: a signed operand of an unsigned result (f + -1)
+// stays on the row path.
+func compileIntArith(s *schema.Schema, x *mysqlfix.IntArithmetic) (*enode, bool) {
+	d := domInt
+	if x.Unsigned() {
+		d = domUint
+	}
+	l, ok1 := compileNode(s, x.LeftChild)
+	r, ok2 := compileNode(s, x.RightChild)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	if l.op == opConst && r.op == opConst {
+		v, err := x.Eval(sql.NewEmptyContext(), nil)
+		if err != nil {
+			return nil, false
+		}
+		return constant(x.Type(), v)
+	}
+	l, r = unsignedConst(l, d), unsignedConst(r, d)
+	if l, ok1 = coerce(l, x.LeftChild.Type(), d); !ok1 {
+		return nil, false
+	}
+	if r, ok2 = coerce(r, x.RightChild.Type(), d); !ok2 {
+		return nil, false
+	}
+	n := &enode{op: nodeOp(x.Op[0]), dom: d, l: l, r: r, checked: true}
+	n.key = "!(" + l.key + x.Op + r.key + ")"
+	return n, true
 }
 
 // constant is a literal value v of type t, in its own domain.
@@ -286,6 +330,16 @@ func compileArith(s *schema.Schema, x *expression.Arithmetic) (*enode, bool) {
 	}
 	n.key = "(" + l.key + op + r.key + ")"
 	return n, true
+}
+
+// unsignedConst is a non-negative signed constant as an unsigned one
+// when d is unsigned (MySQL's f + 1 computes 1 exactly in BIGINT
+// UNSIGNED); anything else is returned as is.
+func unsignedConst(n *enode, d domain) *enode {
+	if d != domUint || n.op != opConst || n.dom != domInt || n.i < 0 {
+		return n
+	}
+	return &enode{op: opConst, dom: domUint, u: uint64(n.i), key: fmt.Sprintf("ku%d", n.i)}
 }
 
 // coerce converts operand n (of GMS type t) to domain d the way GMS's
@@ -784,9 +838,15 @@ func (ev *evaluator) arith(i int, v, a, b *vec, n int, sel []int32) error {
 	switch nd.dom {
 	case domInt:
 		v.ints = ev.ownInts(i, n)
+		if nd.checked {
+			return checkedN(nd.op, v.ints, operand[int64]{a.ints, a.node.i, a.isConst}, operand[int64]{b.ints, b.node.i, b.isConst}, v.valid, sel, mysqlfix.SignedOp)
+		}
 		arithN(nd.op, v.ints, operand[int64]{a.ints, a.node.i, a.isConst}, operand[int64]{b.ints, b.node.i, b.isConst}, sel)
 	case domUint:
 		v.uints = ev.ownUints(i, n)
+		if nd.checked {
+			return checkedN(nd.op, v.uints, operand[uint64]{a.uints, a.node.u, a.isConst}, operand[uint64]{b.uints, b.node.u, b.isConst}, v.valid, sel, mysqlfix.UnsignedOp)
+		}
 		arithN(nd.op, v.uints, operand[uint64]{a.uints, a.node.u, a.isConst}, operand[uint64]{b.uints, b.node.u, b.isConst}, sel)
 	case domFloat:
 		v.flts = ev.ownFlts(i, n)
@@ -851,6 +911,23 @@ func arithN[T int64 | uint64 | float64](op nodeOp, dst []T, a, b operand[T], sel
 			}
 		}
 	}
+}
+
+// checkedN is MySQL's integer + - * over the selected valid rows: a
+// result out of range stops the pipeline with ErrOverflow, and the row
+// path reruns the query to report MySQL's error 1690 for it.
+func checkedN[T int64 | uint64](op nodeOp, dst []T, a, b operand[T], valid []byte, sel []int32, f func(byte, T, T) (T, bool)) error {
+	for _, i := range sel {
+		if !isValid(valid, i) {
+			continue
+		}
+		r, ok := f(byte(op), a.at(i), b.at(i))
+		if !ok {
+			return fmt.Errorf("integer %c: %w", op, ErrOverflow)
+		}
+		dst[i] = r
+	}
+	return nil
 }
 
 func (o operand[T]) at(i int32) T {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -41,6 +40,13 @@ func (p printer) print(r engine.Result) error {
 	if len(r.Columns) == 0 {
 		return nil
 	}
+	// NULL is "NULL" in the table and TSV (as the mysql client prints
+	// it) and \N in CSV (MySQL's SELECT ... INTO OUTFILE and LOAD DATA
+	// spelling), where an empty field is the empty string.
+	null := "NULL"
+	if p.format == "csv" {
+		null = `\N`
+	}
 	cells := make([][]string, len(r.Rows))
 	for i, row := range r.Rows {
 		cells[i] = make([]string, len(row))
@@ -48,7 +54,7 @@ func (p printer) print(r engine.Result) error {
 			if txt, ok := r.Text(i, j); ok {
 				cells[i][j] = txt
 			} else {
-				cells[i][j] = "NULL"
+				cells[i][j] = null
 			}
 		}
 	}
@@ -68,10 +74,10 @@ func (p printer) print(r engine.Result) error {
 		return cw.Error()
 	case "json":
 		enc := json.NewEncoder(p.w)
-		for _, row := range r.Rows {
+		for i, row := range r.Rows {
 			m := make(map[string]any, len(row))
-			for j, v := range row {
-				m[r.Columns[j]] = jsonValue(v)
+			for j := range row {
+				m[r.Columns[j]] = jsonValue(r, i, j)
 			}
 			if err := enc.Encode(m); err != nil {
 				return err
@@ -108,37 +114,40 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// formatValue renders a value as the mysql client would.
-func formatValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NULL"
-	case time.Time:
-		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
-			return x.Format("2006-01-02")
-		}
-		if x.Nanosecond() == 0 {
-			return x.Format("2006-01-02 15:04:05")
-		}
-		return x.Format("2006-01-02 15:04:05.000000")
-	case []byte:
-		return string(x)
-	case sql.JSONWrapper:
-		s, err := types.JsonToMySqlString(x)
-		if err != nil {
-			return fmt.Sprint(x)
-		}
-		return s
-	case fmt.Stringer:
-		return x.String()
+// jsonValue is cell (row, col) as a JSON value, rendered by its column's
+// type as a MySQL client shows it: integers, DECIMALs and floats are
+// numbers with MySQL's digits (a DECIMAL(4,2) 10 is 10.00, exact at any
+// width), temporal values are their MySQL text (a midnight DATETIME keeps
+// its time), binary strings (BINARY, VARBINARY, BLOB) are base64 like
+// encoding/json's []byte, JSON documents are embedded as they are, and
+// everything else is its MySQL text.
+func jsonValue(r engine.Result, row, col int) any {
+	v := r.Rows[row][col]
+	txt, ok := r.Text(row, col)
+	if v == nil || !ok {
+		return nil
 	}
-	return fmt.Sprint(v)
-}
-
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case nil, bool, string, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64:
-		return x
+	var t sql.Type
+	if col < len(r.Schema) {
+		t = r.Schema[col].Type
 	}
-	return formatValue(v)
+	switch {
+	case t == nil:
+		return fmt.Sprint(v)
+	case types.IsJSON(t):
+		if json.Valid([]byte(txt)) {
+			return json.RawMessage(txt) // the document itself
+		}
+	case types.IsBinaryType(t):
+		if b, isBytes := v.([]byte); isBytes {
+			return b
+		}
+		return []byte(txt)
+	case types.IsInteger(t) || types.IsDecimal(t) || types.IsFloat(t):
+		if json.Valid([]byte(txt)) {
+			return json.Number(txt)
+		}
+		return txt // NaN or Inf: not a JSON number
+	}
+	return txt
 }

@@ -138,7 +138,7 @@ It exits non-zero on the first error.`,
 	}
 	g.register(root)
 	root.Flags().StringArrayVarP(&exec, "execute", "e", nil, "run these statements (separated by ;) and exit")
-	root.Flags().StringVar(&format, "format", "table", "output format: table, tsv, csv, json")
+	root.Flags().StringVar(&format, "format", "table", `output format: table, tsv, csv (NULL as \N), json (one object per row: numbers keep their digits, binary is base64)`)
 	root.AddCommand(newServeCmd(g, stderr), newVersionCmd(stdout))
 	root.AddCommand(newWorkerCmd(g, stdout, stderr))
 	root.AddCommand(newCompactCmd(g, stdout, stderr), newFsckCmd(g, stdout, stderr), newExpireCmd(g, stdout, stderr))
