@@ -26,6 +26,8 @@ type Options struct {
 	Hooks Hooks
 	// NoAudit turns the audit lines off.
 	NoAudit bool
+	// NoGroupCommit makes every append its own commit (tests compare).
+	NoGroupCommit bool
 }
 
 // Hooks observe the catalog. Each is optional and runs after the event is
@@ -48,6 +50,7 @@ type Catalog struct {
 	manifests *manifest.Cache
 	opts      Options
 	log       *slog.Logger
+	appends   appendGroups // group commit of concurrent appends, per dataset
 }
 
 // New returns a Catalog over the given stores. The stores stay owned by the
