@@ -67,7 +67,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {
 		// Innermost, so a panic's 1105 still passes the error remapping.
 		g := mysqlfix.PanicGuard{Handler: h, Log: e.log, OnPanic: func(c *mysql.Conn) { afterWirePanic(s, c) }}
-		return wrapHandler(g)
+		return wrapHandler(rerunHandler{Handler: g, srv: func() *server.Server { return s }, log: e.log})
 	}
 	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrap)
 	if err != nil {

@@ -29,6 +29,9 @@ type Session struct {
 	// ctas is the table the running CREATE TABLE … AS SELECT created,
 	// dropped if its commit is refused (ctas.go); nil otherwise.
 	ctas *createdTable
+	// refused notes that the running statement's only commit was refused
+	// for re-preparation (rerun.go).
+	refused bool
 }
 
 func (s *Session) setPendingCTAS(id *createdTable) {
@@ -51,6 +54,8 @@ var (
 	_ sql.TransactionSession = (*Session)(nil)
 	_ provider.Session       = (*Session)(nil)
 	_ ddl.Session            = (*Session)(nil)
+
+	_ sql.LifecycleAwareSession = (*Session)(nil)
 )
 
 func newSession(base *sql.BaseSession, e *Engine, ws string) *Session {
@@ -134,7 +139,13 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		s.writes.Rollback()
 		return fmt.Errorf("%w: cannot write in a READ ONLY transaction", catalogstore.ErrNotSupported)
 	}
+	// One dataset under autocommit: the statement is the whole
+	// transaction, so a refused commit leaves nothing of it.
+	whole := s.writes.Len() == 1 && autocommitting(ctx)
 	if err := s.writes.Commit(ctx, s.Author()); err != nil {
+		if whole {
+			s.NoteRefusedCommit(err)
+		}
 		if ctas != nil {
 			dropCreated(ctx, s, *ctas)
 		}
