@@ -64,7 +64,12 @@ func TestAtomic_LostRacesChangeNothing(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			for _, c := range raceCases {
-				t.Run(c.stmt+" vs "+c.rival, func(t *testing.T) { runRaced(t, backend, c) })
+				t.Run(c.stmt+" vs "+c.rival, func(t *testing.T) { runRaced(t, backend, c, false) })
+				if c.wins {
+					// The re-run over the wire is the handler's, not the
+					// embedded Conn's.
+					t.Run("wire/"+c.stmt+" vs "+c.rival, func(t *testing.T) { runRaced(t, backend, c, true) })
+				}
 			}
 		})
 	}
@@ -72,11 +77,17 @@ func TestAtomic_LostRacesChangeNothing(t *testing.T) {
 
 // runRaced runs c with the rival committing before each metastore write
 // of the statement in turn, on a fresh warehouse each time, until the
-// statement has no k-th write.
-func runRaced(t *testing.T, backend string, c raceCase) {
+// statement has no k-th write. overWire sends the statement through the
+// wire server.
+func runRaced(t *testing.T, backend string, c raceCase, overWire bool) {
 	for k := int64(1); k <= maxSteps; k++ {
 		env := openAtomicEnv(t, backend)
 		mustRun(t, env.run, c.setup...)
+		stmtRun := env.run
+		if overWire {
+			h, _ := serve(t, env.e, "")
+			stmtRun = wire(t, h)
+		}
 		rival, err := engine.Open(context.Background(), env.cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +100,7 @@ func runRaced(t *testing.T, backend string, c raceCase) {
 			mid = env.visible(t)
 		}
 		env.meta.arm(k)
-		_, err = env.run(c.stmt)
+		_, err = stmtRun(c.stmt)
 		env.meta.arm(0)
 		rival.Close()
 		if mid == "" {
