@@ -118,7 +118,8 @@ func (s *Session) rerun(ctx context.Context, log *slog.Logger, err error, run fu
 }
 
 // rerunHandler re-runs refused autocommit statements received over the
-// wire (see above). It sits outside GMS's handler, which plans each
+// wire (see above), and cancels a command whose client hung up
+// (clientgone.go). It sits outside GMS's handler, which plans each
 // statement from its text: running the text again plans it afresh.
 type rerunHandler struct {
 	mysql.Handler
@@ -158,6 +159,8 @@ func (h rerunHandler) run(ctx context.Context, c *mysql.Conn, run func() (bool, 
 }
 
 func (h rerunHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) error {
+	ctx, stop := watchClient(ctx, c)
+	defer stop()
 	var answered bool
 	spy := func(r *sqltypes.Result, more bool) error { answered = true; return cb(r, more) }
 	return h.run(ctx, c, func() (bool, error) {
@@ -167,6 +170,8 @@ func (h rerunHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb 
 }
 
 func (h rerunHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
+	ctx, stop := watchClient(ctx, c)
+	defer stop()
 	var answered bool
 	var rest string
 	spy := func(r *sqltypes.Result, more bool) error { answered = true; return cb(r, more) }
@@ -179,6 +184,8 @@ func (h rerunHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string
 }
 
 func (h rerunHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+	ctx, stop := watchClient(ctx, c)
+	defer stop()
 	var answered bool
 	spy := func(r *sqltypes.Result) error { answered = true; return cb(r) }
 	return h.run(ctx, c, func() (bool, error) {
