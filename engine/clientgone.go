@@ -32,3 +32,14 @@ func watchClient(ctx context.Context, c *mysql.Conn) (_ context.Context, stop fu
 	}()
 	return ctx, func() { close(done); cancel(nil) }
 }
+
+// tooLarge refuses a command longer than max_allowed_packet on a TLS
+// connection, whose packets the guarded connection cannot see (it sees
+// TLS records): the command was read, but it is not planned. The
+// connection stays open (MySQL would close it).
+func tooLarge(c *mysql.Conn, q string) error {
+	if c.TLSEnabled() && int64(len(q)) > maxAllowedPacket() {
+		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, "08S01", "%s", mysqlfix.ErrPacketTooLarge.Error())
+	}
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/lakesql/lakesql/catalogstore"
 )
@@ -159,6 +160,9 @@ func (h rerunHandler) run(ctx context.Context, c *mysql.Conn, run func() (bool, 
 }
 
 func (h rerunHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) error {
+	if err := tooLarge(c, q); err != nil {
+		return err
+	}
 	ctx, stop := watchClient(ctx, c)
 	defer stop()
 	var answered bool
@@ -170,6 +174,9 @@ func (h rerunHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb 
 }
 
 func (h rerunHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
+	if err := tooLarge(c, q); err != nil {
+		return "", err
+	}
 	ctx, stop := watchClient(ctx, c)
 	defer stop()
 	var answered bool
@@ -181,6 +188,13 @@ func (h rerunHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string
 		return answered, err
 	})
 	return rest, err
+}
+
+func (h rerunHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+	if err := tooLarge(c, q); err != nil {
+		return nil, err
+	}
+	return h.Handler.ComPrepare(ctx, c, q, p)
 }
 
 func (h rerunHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
