@@ -26,8 +26,6 @@ type Options struct {
 	Hooks Hooks
 	// NoAudit turns the audit lines off.
 	NoAudit bool
-	// NoGroupCommit makes every append its own commit (tests compare).
-	NoGroupCommit bool
 }
 
 // Hooks observe the catalog. Each is optional and runs after the event is

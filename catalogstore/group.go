@@ -99,7 +99,7 @@ func (g *appendGroups) handOff(k groupKey) {
 // user appends of files lakesql wrote (unique names), nothing removed and
 // no schema change.
 func (c *Catalog) groups(cm Commit) bool {
-	return cm.Operation == OpAppend && c.rebases(cm) && !cm.Housekeeping && cm.Schema == nil && !c.opts.NoGroupCommit
+	return cm.Operation == OpAppend && c.rebases(cm) && !cm.Housekeeping && cm.Schema == nil
 }
 
 // commitGrouped queues cm behind the dataset's commit in flight, or leads
