@@ -48,6 +48,7 @@ type Catalog struct {
 	manifests *manifest.Cache
 	opts      Options
 	log       *slog.Logger
+	appends   appendGroups // group commit of concurrent appends, per dataset
 }
 
 // New returns a Catalog over the given stores. The stores stay owned by the

@@ -104,9 +104,15 @@ type Commit struct {
 // userCreated reports whether triggers fire for the commit.
 func (cm *Commit) userCreated() bool { return !cm.Housekeeping }
 
+// maxRebaseBackoff caps the pause between two re-bases of an append.
+const maxRebaseBackoff = 500 * time.Millisecond
+
 // Commit runs the commit protocol (see the package documentation) and
 // returns the new snapshot. Errors are *CommitError (ErrCommitConflict,
-// ErrIncarnationChanged, ErrManifestUnreadable) or lookup errors.
+// ErrIncarnationChanged, ErrManifestUnreadable) or lookup errors. Appends
+// from concurrent callers to the same dataset may share one commit (see
+// group.go); each call returns only when its files are committed or
+// refused.
 func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, error) {
 	if cm.ExpectedUUID == "" {
 		return nil, fmt.Errorf("%w: commit to %s without an expected table uuid", ErrBadValue, id.Short())
@@ -114,6 +120,17 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 	if cm.Author == "" {
 		return nil, fmt.Errorf("%w: commit to %s without an author", ErrBadValue, id.Short())
 	}
+	if c.groups(cm) {
+		return c.commitGrouped(ctx, id, cm)
+	}
+	return c.commitRebasing(ctx, id, cm)
+}
+
+// commitRebasing makes one commit: an append that lost a race re-bases on
+// the new head, waiting a jittered, growing pause between attempts so
+// writers in other processes spread out instead of re-reading the head in
+// lockstep.
+func (c *Catalog) commitRebasing(ctx context.Context, id Ident, cm Commit) (*Snapshot, error) {
 	base := cm.BaseSnapshotID
 	backoff := 2 * time.Millisecond
 	for attempt := 0; ; attempt++ {
@@ -150,13 +167,15 @@ func (c *Catalog) Commit(ctx context.Context, id Ident, cm Commit) (*Snapshot, e
 			return nil, err
 		}
 		base = cur.CurrentSnapshotID
-		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
+		// Full jitter: a uniform pause up to the growing bound, so two
+		// processes that collided once rarely collide again.
+		sleep := time.Duration(rand.Int64N(int64(backoff))) + time.Millisecond
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(sleep):
 		}
-		backoff = min(backoff*2, 200*time.Millisecond)
+		backoff = min(backoff*2, maxRebaseBackoff)
 	}
 }
 

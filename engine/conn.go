@@ -83,7 +83,7 @@ func (c *Conn) Query(ctx context.Context, query string) ([]Result, error) {
 		if err != nil {
 			return out, SQLError(err)
 		}
-		res, err := c.run(ctx, stmt, parsed)
+		res, err := c.runStatement(ctx, stmt, parsed)
 		if err != nil {
 			return out, mysqlfix.FixMessage(err, stmt)
 		}
@@ -118,6 +118,21 @@ func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
 		sql.WithProcessList(c.e.gms.ProcessList), sql.WithMemoryManager(c.e.gms.MemoryManager))
 	sctx.SetCurrentDatabase(c.sess.GetCurrentDatabase())
 	return sctx
+}
+
+// runStatement runs one statement, running it again from its text when
+// it autocommits and its commit lost a race (rerun.go).
+func (c *Conn) runStatement(ctx context.Context, query string, parsed sqlparser.Statement) (Result, error) {
+	c.sess.takeRefused()
+	res, err := c.run(ctx, query, parsed)
+	if err != nil && c.sess.takeRefused() {
+		err = c.sess.rerun(ctx, c.e.log, err, func() (bool, error) {
+			var rerr error
+			res, rerr = c.run(ctx, query, nil)
+			return false, rerr
+		})
+	}
+	return res, err
 }
 
 func (c *Conn) run(ctx context.Context, query string, parsed sqlparser.Statement) (_ Result, err error) {

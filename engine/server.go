@@ -31,14 +31,20 @@ type ServerConfig struct {
 	MaxConnections uint64
 	// NetWriteTimeout drops a client that stops reading a result for this
 	// long (MySQL's net_write_timeout; 0: its default, 60 s), so it holds
-	// no connection or goroutine. There is no read counterpart: vitess
-	// applies a read deadline to idle waits too, which MySQL bounds by the
-	// far longer wait_timeout.
+	// no connection or goroutine.
 	NetWriteTimeout time.Duration
+	// NetReadTimeout drops a client that stops sending in the middle of
+	// a packet for this long (MySQL's net_read_timeout; 0: its default,
+	// 30 s). An idle connection between statements is not affected
+	// (vitess's own read timeout would cut those too).
+	NetReadTimeout time.Duration
 }
 
 // DefaultNetWriteTimeout is MySQL's net_write_timeout default.
 const DefaultNetWriteTimeout = 60 * time.Second
+
+// DefaultNetReadTimeout is MySQL's net_read_timeout default.
+const DefaultNetReadTimeout = 30 * time.Second
 
 // Server is a running MySQL-wire server over an Engine.
 type Server struct {
@@ -50,13 +56,23 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.NetWriteTimeout <= 0 {
 		cfg.NetWriteTimeout = DefaultNetWriteTimeout
 	}
+	if cfg.NetReadTimeout <= 0 {
+		cfg.NetReadTimeout = DefaultNetReadTimeout
+	}
 	if cfg.Addr == "" && cfg.Listener == nil {
 		cfg.Addr = "127.0.0.1:3306"
+	}
+	l := cfg.Listener
+	if l == nil {
+		var err error
+		if l, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return nil, fmt.Errorf("start server on %s: %w", cfg.Addr, err)
+		}
 	}
 	sc := server.Config{
 		Protocol:               "tcp",
 		Address:                cfg.Addr,
-		Listener:               cfg.Listener,
+		Listener:               &mysqlfix.GuardListener{Listener: l, MaxPacket: maxAllowedPacket, ReadTimeout: cfg.NetReadTimeout},
 		TLSConfig:              cfg.TLS,
 		RequireSecureTransport: cfg.RequireTLS,
 		MaxConnections:         cfg.MaxConnections,
@@ -71,13 +87,34 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {
 		// Innermost, so a panic's 1105 still passes the error remapping.
 		g := mysqlfix.PanicGuard{Handler: h, Log: e.log, OnPanic: func(c *mysql.Conn) { afterWirePanic(s, c) }}
-		return wrapHandler(mysqlfix.Results{Handler: g, ResultSchema: func(c *mysql.Conn) sql.Schema { return connSession(s, c).ResultSchema() }})
+		// The re-run of a statement that lost a commit race is outermost,
+		// so it sees what was sent after the field fixes.
+		return wrapHandler(rerunHandler{Handler: mysqlfix.Results{Handler: g, ResultSchema: func(c *mysql.Conn) sql.Schema { return connSession(s, c).ResultSchema() }},
+			srv: func() *server.Server { return s }, log: e.log})
 	}
 	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start server on %s: %w", cfg.Addr, err)
 	}
 	return &Server{s: s}, nil
+}
+
+// maxAllowedPacket is the global max_allowed_packet, which a new
+// connection takes (the session value is read-only, as in MySQL).
+func maxAllowedPacket() int64 {
+	_, v, ok := sql.SystemVariables.GetGlobal("max_allowed_packet")
+	if !ok {
+		return DefaultMaxAllowedPacket
+	}
+	switch n := v.(type) {
+	case int64:
+		return n
+	case uint64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return DefaultMaxAllowedPacket
 }
 
 // sessionBuilder makes a lakesql session for each new connection.

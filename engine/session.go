@@ -33,6 +33,9 @@ type Session struct {
 	// resultSchema is the running statement's result schema, for the
 	// wire's field metadata (mysqlfix.Results).
 	resultSchema atomic.Pointer[sql.Schema]
+	// refused notes that the running statement's only commit was refused
+	// for re-preparation (rerun.go).
+	refused bool
 }
 
 // RecordResultSchema implements mysqlfix.ResultSchemaRecorder.
@@ -66,6 +69,8 @@ var (
 	_ sql.TransactionSession = (*Session)(nil)
 	_ provider.Session       = (*Session)(nil)
 	_ ddl.Session            = (*Session)(nil)
+
+	_ sql.LifecycleAwareSession = (*Session)(nil)
 )
 
 func newSession(base *sql.BaseSession, e *Engine, ws string) *Session {
@@ -149,7 +154,13 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		s.writes.Rollback()
 		return fmt.Errorf("%w: cannot write in a READ ONLY transaction", catalogstore.ErrNotSupported)
 	}
+	// One dataset under autocommit: the statement is the whole
+	// transaction, so a refused commit leaves nothing of it.
+	whole := s.writes.Len() == 1 && autocommitting(ctx)
 	if err := s.writes.Commit(ctx, s.Author()); err != nil {
+		if whole {
+			s.NoteRefusedCommit(err)
+		}
 		if ctas != nil {
 			dropCreated(ctx, s, *ctas)
 		}

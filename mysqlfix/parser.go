@@ -36,7 +36,10 @@ func NewParser(inner sql.Parser) *Parser {
 func (p *Parser) ParseSimple(query string) (ast.Statement, error) {
 	st, err := p.inner.ParseSimple(markRollup(query))
 	if err != nil {
-		return st, err
+		return st, tooDeep(err)
+	}
+	if err := checkNesting(st); err != nil {
+		return nil, err
 	}
 	return p.rewrite(st)
 }
@@ -51,7 +54,10 @@ func (p *Parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statemen
 func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, parsed, rest, err := p.inner.ParseWithOptions(ctx, markRollup(query), delimiter, multi, options)
 	if err != nil {
-		return st, parsed, rest, err
+		return st, parsed, rest, tooDeep(err)
+	}
+	if err := checkNesting(st); err != nil {
+		return nil, unmarkRollup(parsed), rest, err
 	}
 	st, err = p.rewrite(st)
 	return st, unmarkRollup(parsed), rest, err
@@ -62,12 +68,15 @@ func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, options 
 	marked := markRollup(query)
 	st, end, err := p.inner.ParseOneWithOptions(ctx, marked, options)
 	if err != nil {
-		return st, end, err
+		return st, end, tooDeep(err)
 	}
 	if len(marked) != len(query) {
 		// The marker has the length of the text it replaces; never
 		// hand out an offset into a string the caller does not have.
 		return nil, 0, fmt.Errorf("mysqlfix: rollup marker changed the statement length")
+	}
+	if err := checkNesting(st); err != nil {
+		return nil, end, err
 	}
 	st, err = p.rewrite(st)
 	return st, end, err

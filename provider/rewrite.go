@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -200,6 +201,7 @@ func (r *rewriter) Close(ctx *sql.Context) error {
 			d.Schema, d.NextFieldID = r.target.Schema, r.target.NextFieldID
 			return nil
 		})
+		noteRefused(ctx, err)
 		return sqlerr.Wrap(err)
 	}
 	s := r.target.Schema
@@ -209,6 +211,14 @@ func (r *rewriter) Close(ctx *sql.Context) error {
 		ExpectedUUID: r.ds.UUID, BaseSnapshotID: r.ds.CurrentSnapshotID,
 		Schema: &s, NextFieldID: r.target.NextFieldID, ExpectedSchemaID: r.ds.Schema.ID,
 	})
+	var ce *catalogstore.CommitError
+	if errors.As(err, &ce) && ce.Retry == catalogstore.RePrepare {
+		// Refused by a guard: nothing references the rewritten files.
+		for _, f := range r.files {
+			_ = cat.Blob().Delete(context.WithoutCancel(ctx), f.Path)
+		}
+	}
+	noteRefused(ctx, err)
 	return sqlerr.Wrap(err)
 }
 

@@ -27,3 +27,15 @@ func sessionOf(ctx *sql.Context) (Session, error) {
 	}
 	return s, nil
 }
+
+// refusalNoter is the optional session method through which a statement
+// that commits by itself (an ALTER's rewrite) reports a refused commit, so
+// the engine can run the statement again against the new head.
+type refusalNoter interface{ NoteRefusedCommit(error) }
+
+// noteRefused reports err, if any, to the session.
+func noteRefused(ctx *sql.Context, err error) {
+	if n, ok := ctx.Session.(refusalNoter); ok && err != nil {
+		n.NoteRefusedCommit(err)
+	}
+}

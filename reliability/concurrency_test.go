@@ -144,24 +144,30 @@ func hammer(t *testing.T, servers []*server) {
 	t.Logf("%d readers made %d reads; %d statements failed with a commit conflict after the catalog's append retries and were re-run by the client", len(seen), reads, conflicts.Load())
 }
 
-// snapshotsOf checks the history of c.t on warehouse dir is linear with
-// one snapshot per INSERT statement.
+// snapshotsOf checks the history of c.t on warehouse dir is linear and
+// adds every statement's rows whole: at most one snapshot per INSERT
+// statement (concurrent statements in one engine share commits).
 func snapshotsOf(t *testing.T, dir string) {
 	t.Helper()
 	cat := catalogOn(t, dir, nil)
 	id := crashTable
 	id.Collection = "c"
 	ds, snaps := lineage(t, cat, id)
-	if len(snaps) != writers*stmtsPerWriter {
-		t.Errorf("%d snapshots, want one per statement (%d)", len(snaps), writers*stmtsPerWriter)
+	if len(snaps) == 0 || len(snaps) > writers*stmtsPerWriter {
+		t.Errorf("%d snapshots, want 1 to %d (one per statement or fewer)", len(snaps), writers*stmtsPerWriter)
 	}
 	if ds.CurrentRecords != writers*stmtsPerWriter*rowsPerStmt {
 		t.Errorf("current-records %d", ds.CurrentRecords)
 	}
+	var added int64
 	for _, s := range snaps {
-		if s.Summary.AddedRecords != rowsPerStmt {
-			t.Errorf("snapshot %d added %d records, want %d", s.ID, s.Summary.AddedRecords, rowsPerStmt)
+		added += s.Summary.AddedRecords
+		if s.Summary.AddedRecords == 0 || s.Summary.AddedRecords%rowsPerStmt != 0 {
+			t.Errorf("snapshot %d added %d records, want whole %d-row statements", s.ID, s.Summary.AddedRecords, rowsPerStmt)
 		}
+	}
+	if added != ds.CurrentRecords {
+		t.Errorf("snapshots added %d records, the table holds %d", added, ds.CurrentRecords)
 	}
 }
 

@@ -77,6 +77,7 @@ var table = []struct {
 	{partition.ErrBadSpec, Code{mysql.ERNotSupportedYet, "42000"}},
 	{iceberg.ErrNoIcebergType, Code{mysql.ERNotSupportedYet, "42000"}},
 	{iceberg.ErrBadMetadata, Code{1030, "HY000"}},                             // ER_GET_ERRNO: storage engine error
+	{mysqlfix.ErrTooComplex, Code{1436, "HY000"}},                             // ER_STACK_OVERRUN_NEED_MORE: MySQL's refusal of a too deep statement
 	{mysqlfix.ErrFilePrivilege, Code{mysql.ERSpecifiedAccessDenied, "42000"}}, // 1227
 	{mysqlfix.ErrSecureFilePriv, Code{1290, "HY000"}},                         // ER_OPTION_PREVENTS_STATEMENT
 	{mysqlfix.ErrReadOnlyFile, Code{1290, "HY000"}},                           // ER_OPTION_PREVENTS_STATEMENT

@@ -270,10 +270,24 @@ func (t *Table) commit(ctx context.Context, author string) error {
 		pr := t.staged.m[k]
 		f, err := t.tg.writeFile(ctx, pr.recs, pr.values)
 		if err != nil {
+			t.tg.discard(ctx, added)
 			return err
 		}
 		added = append(added, f)
 	}
+	err := t.commitFiles(ctx, author, added)
+	if refused(err) {
+		// Nothing references the files of a refused commit: delete them
+		// now rather than leave them to orphan cleanup (a statement that
+		// is run again writes its files anew each time).
+		t.tg.discard(ctx, added)
+	}
+	return err
+}
+
+// commitFiles makes the catalog commit of the added files and the staged
+// deletes.
+func (t *Table) commitFiles(ctx context.Context, author string, added []manifest.DataFile) (err error) {
 	ds := t.tg.ds
 	cm := catalogstore.Commit{
 		Operation: catalogstore.OpAppend, Author: author, Added: added,
@@ -289,7 +303,9 @@ func (t *Table) commit(ctx context.Context, author string) error {
 	case t.truncate:
 		cm.Operation, cm.ReplaceAll = catalogstore.OpTruncate, true
 	case len(t.deletes) > 0 || len(t.keyDeletes) > 0:
-		removed, rewritten, err := t.applyDeletes(ctx)
+		var removed []string
+		var rewritten []manifest.DataFile
+		removed, rewritten, err = t.applyDeletes(ctx)
 		if err != nil {
 			return err
 		}
@@ -297,11 +313,24 @@ func (t *Table) commit(ctx context.Context, author string) error {
 			return nil // nothing matched: no snapshot
 		}
 		cm.Removed, cm.Added = removed, append(added, rewritten...)
+		defer func() {
+			if refused(err) {
+				t.tg.discard(ctx, rewritten)
+			}
+		}()
 		cm.Operation = catalogstore.OpOverwrite
 		if len(added) == 0 {
 			cm.Operation = catalogstore.OpDelete
 		}
 	}
-	_, err := t.tg.cat.Commit(ctx, ds.Ident(), cm)
+	_, err = t.tg.cat.Commit(ctx, ds.Ident(), cm)
 	return err
+}
+
+// refused reports whether err is a definite refusal: the commit did not
+// land (a guard refused it). An unknown outcome (a metastore error) is
+// not one: its files may be referenced.
+func refused(err error) bool {
+	return errors.Is(err, catalogstore.ErrCommitConflict) || errors.Is(err, catalogstore.ErrIncarnationChanged) ||
+		errors.Is(err, catalogstore.ErrDatasetNotFound) || errors.Is(err, catalogstore.ErrManifestUnreadable)
 }

@@ -81,6 +81,13 @@ func (x *Txn) Forget(id catalogstore.Ident) {
 	}
 }
 
+// Len is how many datasets have staged work.
+func (x *Txn) Len() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.tables)
+}
+
 // Rollback discards everything staged. Files already written for staged
 // rows are orphans for cleanup; they are never referenced.
 func (x *Txn) Rollback() {

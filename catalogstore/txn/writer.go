@@ -40,6 +40,15 @@ func (tg target) writeFile(ctx context.Context, recs []arrow.Record, partValues 
 	return f, nil
 }
 
+// discard deletes files written for a commit that was refused; they were
+// never referenced. A failed delete leaves an orphan for cleanup.
+func (tg target) discard(ctx context.Context, files []manifest.DataFile) {
+	ctx = context.WithoutCancel(ctx)
+	for _, f := range files {
+		_ = tg.cat.Blob().Delete(ctx, f.Path)
+	}
+}
+
 // readFile reads every row of f as records of the full schema. The caller
 // releases them.
 func (tg target) readFile(ctx context.Context, f manifest.DataFile) (recs []arrow.Record, err error) {
