@@ -45,7 +45,7 @@ func decorrelate(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan
 		return n, transform.SameTree, err
 	}
 	qFlags.Set(sql.QFlagRelSubquery)
-	qFlags.Set(sql.QFlagCrossJoin)
+	qFlags.Set(sql.QFlagInnerJoin)
 	return out, transform.NewTree, nil
 }
 
@@ -137,9 +137,12 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 		return f, false, nil
 	}
 	outer := definedColumns(f.Child)
-	child := f.Child
-	var conds []sql.Expression
-	changed := false
+	var rest, cmps []sql.Expression
+	type join struct {
+		derived sql.Node
+		on      sql.Expression
+	}
+	var joins []join
 	for _, c := range expression.SplitConjunction(f.Expression) {
 		m, ok := d.match(c, outer)
 		var q sql.Node
@@ -148,7 +151,7 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 			ok = selfContained(q)
 		}
 		if !ok {
-			conds = append(conds, c)
+			rest = append(rest, c)
 			continue
 		}
 		derived, value, keys := m.build(q, d.ids)
@@ -156,17 +159,28 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 		if err != nil {
 			return nil, false, err
 		}
-		conds = append(conds, cmp)
+		cmps = append(cmps, cmp)
+		on := make([]sql.Expression, len(m.keys))
 		for i, k := range m.keys {
-			conds = append(conds, expression.NewEquals(k.outer, keys[i]))
+			on[i] = expression.NewEquals(k.outer, keys[i])
 		}
-		child = plan.NewCrossJoin(child, derived)
-		changed = true
+		joins = append(joins, join{derived, expression.JoinAnd(on...)})
 	}
-	if !changed {
+	if len(joins) == 0 {
 		return f, false, nil
 	}
-	out := sql.Node(plan.NewFilter(expression.JoinAnd(conds...), child))
+	// Filter(comparisons) over InnerJoin(Filter(rest), derived, keys): the
+	// join's condition holds only the key equalities, which GMS can plan
+	// as a hash join (it plans none for a condition with anything else);
+	// the comparison filters the joined rows above it.
+	out := f.Child
+	if len(rest) > 0 {
+		out = plan.NewFilter(expression.JoinAnd(rest...), out)
+	}
+	for _, j := range joins {
+		out = plan.NewInnerJoin(out, j.derived, j.on)
+	}
+	out = plan.NewFilter(expression.JoinAnd(cmps...), out)
 	if keepSchema {
 		out = plan.NewProject(cols, out)
 	}
