@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // decorrelate rewrites a WHERE conjunct comparing with a correlated scalar
@@ -46,6 +47,7 @@ func decorrelate(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan
 	}
 	qFlags.Set(sql.QFlagRelSubquery)
 	qFlags.Set(sql.QFlagInnerJoin)
+	qFlags.Set(sql.QFlagCrossJoin)
 	return out, transform.NewTree, nil
 }
 
@@ -164,7 +166,11 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 		for i, k := range m.keys {
 			on[i] = expression.NewEquals(k.outer, keys[i])
 		}
-		joins = append(joins, join{derived, expression.JoinAnd(on...)})
+		var cond sql.Expression
+		if len(on) > 0 {
+			cond = expression.JoinAnd(on...)
+		}
+		joins = append(joins, join{derived, cond})
 	}
 	if len(joins) == 0 {
 		return f, false, nil
@@ -178,7 +184,11 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 		out = plan.NewFilter(expression.JoinAnd(rest...), out)
 	}
 	for _, j := range joins {
-		out = plan.NewInnerJoin(out, j.derived, j.on)
+		on := j.on
+		if on == nil { // uncorrelated: one row
+			on = expression.NewLiteral(true, types.Boolean)
+		}
+		out = plan.NewInnerJoin(out, j.derived, on)
 	}
 	out = plan.NewFilter(expression.JoinAnd(cmps...), out)
 	if keepSchema {

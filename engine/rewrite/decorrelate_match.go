@@ -33,8 +33,9 @@ type corrKey struct {
 }
 
 // match reports whether conjunct c is a comparison with a scalar
-// aggregate subquery correlated only by equalities with columns of outer
-// (the filtered node's own columns), and exact to rewrite.
+// aggregate subquery, uncorrelated or correlated only by equalities with
+// columns of outer (the filtered node's own columns), and exact to
+// rewrite.
 func (d *decorrelator) match(c sql.Expression, outer sql.ColSet) (*scalarAgg, bool) {
 	m := &scalarAgg{cmp: c}
 	if n, ok := c.(*expression.Not); ok {
@@ -58,10 +59,12 @@ func (d *decorrelator) match(c sql.Expression, outer sql.ColSet) (*scalarAgg, bo
 		return nil, false
 	}
 	corr := m.sq.Correlated()
-	if corr.Empty() || m.sq.Volatile() || !corr.SubsetOf(outer) {
+	if m.sq.Volatile() || !corr.SubsetOf(outer) {
 		return nil, false
 	}
-	if !m.shape() || !m.correlation(corr) || !m.nullOnEmpty(d.ctx) {
+	// Uncorrelated, the derived table has exactly one row, whatever the
+	// value: a cross join with it is exact, COUNT included.
+	if !m.shape() || !m.correlation(corr) || !corr.Empty() && !m.nullOnEmpty(d.ctx) {
 		return nil, false
 	}
 	return m, true
@@ -111,7 +114,7 @@ func (m *scalarAgg) correlation(corr sql.ColSet) bool {
 		m.keys = append(m.keys, k)
 	}
 	m.local = local
-	if len(m.keys) == 0 || exprRefers(m.proj, corr) || nodeRefers(m.src, corr) {
+	if len(m.keys) == 0 && !corr.Empty() || exprRefers(m.proj, corr) || nodeRefers(m.src, corr) {
 		return false
 	}
 	for _, e := range m.gb.SelectedExprs {
@@ -143,13 +146,20 @@ func correlationKey(c sql.Expression, corr sql.ColSet) (corrKey, bool) {
 	return corrKey{inner: l, outer: r}, true
 }
 
-// groupsAsCompared reports whether grouping the inner key's values puts
-// every inner value equal (=) to an outer value in one group: so one
-// derived row per outer row at most. True for the same type (collation
-// included) and for two integer types; not, say, for a string compared
-// with a number ('1' and '01' are two groups, both = 1).
+// groupsAsCompared reports whether the derived table can join on the
+// inner key: grouping its values must put every inner value equal (=) to
+// an outer value in one group (one derived row per outer row at most),
+// and GMS's hash join, which looks keys up as Go values, must find every
+// equal pair. Both hold for two integer types and for one string type with
+// a byte-comparing collation; not, say, for a string compared with a
+// number ('1' and '01' are two groups, both = 1), nor for DECIMALs (GMS
+// hashes a lone decimal key by its pointer) or case-insensitive strings.
 func groupsAsCompared(in, out sql.Type) bool {
-	return in.Equals(out) || types.IsInteger(in) && types.IsInteger(out)
+	if types.IsInteger(in) && types.IsInteger(out) {
+		return true
+	}
+	tc, ok := in.(sql.TypeWithCollation)
+	return ok && types.IsTextOnly(in) && in.Equals(out) && tc.Collation() == sql.Collation_utf8mb4_0900_bin
 }
 
 // emptyAggValue is the value of aggregate e over no rows; ok is false for
