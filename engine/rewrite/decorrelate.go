@@ -37,7 +37,9 @@ import (
 // subquery alone cannot see. Subqueries nested in expressions are
 // rewritten from there.
 func decorrelate(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if scope != nil && !scope.IsEmpty() || qFlags == nil || !qFlags.IsSet(sql.QFlagScalarSubquery) {
+	// Not in DML: GMS locates the rows an UPDATE or DELETE changes under
+	// its filter, where a join would hide them.
+	if scope != nil && !scope.IsEmpty() || qFlags == nil || !qFlags.IsSet(sql.QFlagScalarSubquery) || qFlags.DmlIsSet() {
 		return n, transform.SameTree, nil
 	}
 	d := &decorrelator{ctx: ctx, ids: newIDAllocator(n)}
@@ -136,6 +138,12 @@ func (d *decorrelator) subqueries(n sql.Node) (sql.Node, transform.TreeIdentity,
 func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, error) {
 	cols, ok := outputColumns(f.Child)
 	if keepSchema && !ok {
+		return f, false, nil
+	}
+	// Not inside a correlated subquery: GMS's join planner fails on a
+	// join tree whose filters read an outer scope's columns beside a
+	// derived table ("vertex not found").
+	if !selfContained(f) {
 		return f, false, nil
 	}
 	outer := definedColumns(f.Child)

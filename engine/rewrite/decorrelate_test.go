@@ -112,6 +112,8 @@ func TestDecorrelate_MatchesRowPath(t *testing.T) {
 		"SELECT o.k, o.s FROM o WHERE o.k IN (SELECT i.k FROM i WHERE i.v > (SELECT 0.5 * SUM(i2.v) FROM i AS i2 WHERE EQ(i2.k, i.k) AND EQ(i2.k2, i.k2)))",
 		// In a derived table (a filter whose schema the alias reads by position).
 		"SELECT t.k, t.x FROM (SELECT * FROM o WHERE o.x < (SELECT AVG(i.v) FROM i WHERE EQ(i.k, o.k))) AS t",
+		// A per-row subquery left inside the derived table.
+		"SELECT o.k, o.x FROM o WHERE o.x > (SELECT MAX(i.v) FROM i WHERE EQ(i.k, o.k) AND i.v > (SELECT AVG(i2.v) FROM i AS i2 WHERE i2.k2 = i.k2))",
 		// Under an aggregate and an ORDER BY.
 		"SELECT o.g, COUNT(*), SUM(o.x) FROM o WHERE o.x > (SELECT AVG(i.v) FROM i WHERE EQ(i.k, o.k)) GROUP BY o.g",
 		// Uncorrelated: one derived row, whatever the aggregate over
@@ -157,6 +159,9 @@ func TestDecorrelate_Refuses(t *testing.T) {
 		// Not a scalar aggregate: GROUP BY, no aggregate, LIMIT.
 		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v) FROM i WHERE i.k = o.k GROUP BY i.k2 LIMIT 1)",
 		"SELECT o.k FROM o WHERE o.x < (SELECT i.v FROM i WHERE i.k = o.k LIMIT 1)",
+		// Inside a correlated subquery (GMS cannot plan a join there whose
+		// filters read the outer row).
+		"SELECT o.k, o.x FROM o WHERE o.x > (SELECT MAX(i.v) FROM i WHERE NOT (i.k <> o.k) AND i.v > (SELECT AVG(i2.v) FROM i AS i2 WHERE i2.k2 = i.k2))",
 		// Correlated to a scope above the filter's own.
 		"SELECT o.k FROM o WHERE EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.v > (SELECT MAX(i2.v) FROM i AS i2 WHERE i2.k2 = o.k2))",
 	} {
@@ -164,5 +169,31 @@ func TestDecorrelate_Refuses(t *testing.T) {
 			t.Errorf("rewritten: %s\n%s", q, plan)
 		}
 		enginetest.Render(t, conn, q) // and still answers
+	}
+}
+
+// TestDecorrelate_DeleteKeepsRowPath: a DELETE's filter keeps its per-row
+// subquery and deletes exactly the rows the SELECT finds.
+func TestDecorrelate_DeleteKeepsRowPath(t *testing.T) {
+	ctx := context.Background()
+	conn := correlatedTables(t)
+	where := " WHERE o.x < (SELECT AVG(i.v) FROM i WHERE i.k = o.k)"
+	before := enginetest.Render(t, conn, "SELECT COUNT(*) FROM o")
+	matched := enginetest.Render(t, conn, "SELECT COUNT(*) FROM o"+where)
+	if matched == "0" {
+		t.Fatal("no row to delete: the case tests nothing")
+	}
+	if plan := enginetest.Explain(t, conn, "DELETE FROM o"+where); strings.Contains(plan, "scalarsubquery") {
+		t.Errorf("DELETE rewritten:\n%s", plan)
+	}
+	if err := conn.Exec(ctx, "DELETE FROM o"+where); err != nil {
+		t.Fatal(err)
+	}
+	var n, m, after int
+	fmt.Sscan(before, &n)
+	fmt.Sscan(matched, &m)
+	fmt.Sscan(enginetest.Render(t, conn, "SELECT COUNT(*) FROM o"), &after)
+	if after != n-m {
+		t.Errorf("DELETE left %d rows of %d, want %d (%d matched)", after, n, n-m, m)
 	}
 }
