@@ -9,6 +9,10 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
+// SysVarDecorrelate turns decorrelate off (SET lakesql_decorrelate = 0):
+// GMS's per-row subquery, to compare answers or plans with.
+const SysVarDecorrelate = "lakesql_decorrelate"
+
 // decorrelate rewrites a WHERE conjunct comparing with a correlated scalar
 // aggregate subquery,
 //
@@ -39,7 +43,7 @@ import (
 func decorrelate(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	// Not in DML: GMS locates the rows an UPDATE or DELETE changes under
 	// its filter, where a join would hide them.
-	if scope != nil && !scope.IsEmpty() || qFlags == nil || !qFlags.IsSet(sql.QFlagScalarSubquery) || qFlags.DmlIsSet() {
+	if scope != nil && !scope.IsEmpty() || qFlags == nil || !qFlags.IsSet(sql.QFlagScalarSubquery) || qFlags.DmlIsSet() || !decorrelateOn(ctx) {
 		return n, transform.SameTree, nil
 	}
 	d := &decorrelator{ctx: ctx, ids: newIDAllocator(n)}
@@ -143,7 +147,7 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 	// Not inside a correlated subquery: GMS's join planner fails on a
 	// join tree whose filters read an outer scope's columns beside a
 	// derived table ("vertex not found").
-	if !selfContained(f) {
+	if !selfContained(f) || !innerJoinsOnly(f.Child) {
 		return f, false, nil
 	}
 	outer := definedColumns(f.Child)
@@ -183,24 +187,57 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 	if len(joins) == 0 {
 		return f, false, nil
 	}
-	// Filter(comparisons) over InnerJoin(Filter(rest), derived, keys): the
-	// join's condition holds only the key equalities, which GMS can plan
-	// as a hash join (it plans none for a condition with anything else);
-	// the comparison filters the joined rows above it.
+	// Filter(rest AND comparisons) over InnerJoin(child, derived, keys),
+	// as the planbuilder builds FROM child JOIN derived ON keys WHERE …:
+	// the join's condition holds only the key equalities, which GMS can
+	// plan as a hash join (it plans none for a condition with anything
+	// else); the comparisons filter the joined rows above it. Uncorrelated,
+	// the join is ON TRUE, not a cross join, which GMS would turn into a
+	// join on the comparison (a hash join on a DECIMAL key loses rows).
 	out := f.Child
-	if len(rest) > 0 {
-		out = plan.NewFilter(expression.JoinAnd(rest...), out)
-	}
 	for _, j := range joins {
 		on := j.on
-		if on == nil { // uncorrelated: one row
+		if on == nil {
 			on = expression.NewLiteral(true, types.Boolean)
 		}
 		out = plan.NewInnerJoin(out, j.derived, on)
 	}
-	out = plan.NewFilter(expression.JoinAnd(cmps...), out)
+	out = plan.NewFilter(expression.JoinAnd(append(rest, cmps...)...), out)
 	if keepSchema {
 		out = plan.NewProject(cols, out)
 	}
 	return out, true, nil
+}
+
+// decorrelateOn reads SysVarDecorrelate (on when unset).
+func decorrelateOn(ctx *sql.Context) bool {
+	v, err := ctx.GetSessionVariable(ctx, SysVarDecorrelate)
+	if err != nil {
+		return true
+	}
+	switch x := v.(type) {
+	case int8:
+		return x != 0
+	case int64:
+		return x != 0
+	case bool:
+		return x
+	}
+	return true
+}
+
+// innerJoinsOnly reports whether n is a tree of inner and cross joins
+// (over anything): GMS's join reorderer moves a join with the derived
+// table below an outer join and drops its condition on the NULL-extended
+// side, so the rule leaves filters over outer joins alone.
+func innerJoinsOnly(n sql.Node) bool {
+	j, ok := n.(*plan.JoinNode)
+	if !ok {
+		return true
+	}
+	switch j.Op {
+	case plan.JoinTypeInner, plan.JoinTypeCross:
+		return innerJoinsOnly(j.Left()) && innerJoinsOnly(j.Right())
+	}
+	return false
 }
