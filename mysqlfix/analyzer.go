@@ -7,6 +7,7 @@ const (
 	ruleExactSumAvg analyzer.RuleId = 20000 + iota
 	ruleDeleteAllToTruncate
 	ruleTableFuncNullability
+	ruleDecimalHashKeys
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -15,5 +16,8 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	if id := gmsProcessTruncate(); id >= 0 {
 		b = b.RemoveOnceAfterRule(id).AddPostAnalyzeRule(ruleDeleteAllToTruncate, deleteAllToTruncate)
 	}
-	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability)
+	// Hash-join keys are fixed after every other rule has placed its
+	// joins (post-validation runs before exec indexes are assigned).
+	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
+		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys)
 }
