@@ -8,6 +8,7 @@ const (
 	ruleDeleteAllToTruncate
 	ruleTableFuncNullability
 	ruleRecordResultSchema
+	ruleDecimalHashKeys
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -16,6 +17,9 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	if id := gmsProcessTruncate(); id >= 0 {
 		b = b.RemoveOnceAfterRule(id).AddPostAnalyzeRule(ruleDeleteAllToTruncate, deleteAllToTruncate)
 	}
+	// Hash-join keys are fixed after every other rule has placed its
+	// joins (post-validation runs before exec indexes are assigned).
 	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
-		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema)
+		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
+		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys)
 }

@@ -1,7 +1,8 @@
 // Package rewrite holds lakesql's analyzer rules over GMS plans and the
 // plan nodes they install.
 //
-// The cut: everything here rewrites a plan GMS has already analyzed and
+// The cut: everything here rewrites a plan GMS has already analyzed (one
+// rule, decorrelate, the planbuilder's plan before GMS's analysis) and
 // keeps the query's result unchanged, only how it is computed. Each rule
 // leaves the plan alone unless it can prove the rewrite exact, so GMS's
 // row path is always the fallback:
@@ -19,6 +20,11 @@
 //     with a small one run as a hash join on vectors (VectorJoin).
 //   - topn.go: ORDER BY ... LIMIT over one table keeps a bounded heap per
 //     file (TopNScan), and plain LIMITs are pushed into the scan.
+//   - decorrelate.go: a WHERE comparison with a scalar aggregate subquery,
+//     uncorrelated or correlated by column equalities, becomes a join with
+//     a derived table grouped by the correlation keys (scalarsubqueryN),
+//     which GMS then plans as a hash join instead of re-running the
+//     subquery per row.
 //
 // Tests: testdata/*.test are sqllogictest scripts whose queries name the
 // plan node they must (or must not) use ("# explain:", see package

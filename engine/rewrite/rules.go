@@ -18,6 +18,7 @@ const (
 	ruleVectorize
 	rulePushLimits
 	ruleVectorizeJoin
+	ruleDecorrelate
 )
 
 // AddRules adds lakesql's post-analyzer rules to b, in the order they
@@ -26,6 +27,7 @@ const (
 // aggregates (it reads no file at all), and limits are pushed last.
 func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	return b.
+		AddPreAnalyzeRule(ruleDecorrelate, decorrelate).
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
