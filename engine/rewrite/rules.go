@@ -18,6 +18,7 @@ const (
 	ruleVectorize
 	rulePushLimits
 	ruleVectorizeJoin
+	ruleHashResidualJoins
 )
 
 // AddRules adds lakesql's post-analyzer rules to b, in the order they
@@ -30,6 +31,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
 		AddPostAnalyzeRule(ruleVectorizeJoin, vectorizeJoin).
+		AddPostAnalyzeRule(ruleHashResidualJoins, hashResidualJoins).
 		AddPostAnalyzeRule(ruleVectorize, vectorize).
 		AddPostAnalyzeRule(rulePushLimits, pushLimits)
 }
