@@ -19,6 +19,7 @@ const (
 	rulePushLimits
 	ruleVectorizeJoin
 	ruleHashResidualJoins
+	ruleFactorOr
 )
 
 // AddRules adds lakesql's post-analyzer rules to b, in the order they
@@ -27,6 +28,7 @@ const (
 // aggregates (it reads no file at all), and limits are pushed last.
 func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	return b.
+		AddPreAnalyzeRule(ruleFactorOr, factorOr).
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
