@@ -28,8 +28,7 @@ const (
 // first difference). The test asserts both directions: every other query
 // matches DuckDB, and each listed query still fails for that reason, so
 // fixing one forces removing it from this list.
-var tpchKnownFailures = map[string]knownFailure{
-}
+var tpchKnownFailures = map[string]knownFailure{}
 
 // timedOut is the match of a known failure that is too slow rather than
 // wrong (errTimeout's message).
