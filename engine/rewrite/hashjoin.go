@@ -2,6 +2,8 @@ package rewrite
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -34,7 +36,7 @@ func hashResidualJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope
 	if (scope != nil && !scope.IsEmpty()) || !joinRewritesOn(ctx) {
 		return n, transform.SameTree, nil
 	}
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return gmsNodes(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		j, ok := n.(*plan.JoinNode)
 		if !ok || j.ScopeLen != 0 || j.Filter == nil {
 			return n, transform.SameTree, nil
@@ -56,6 +58,44 @@ func hashResidualJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope
 		nj, err := j.WithChildren(j.Left(), kl)
 		return nj, transform.NewTree, err
 	})
+}
+
+// gmsNodes applies f bottom-up to the GMS plan nodes of n, leaving the
+// subtrees of other nodes (lakesql's vectorised nodes, which locate parts
+// of the plan they replaced by shape) untouched.
+func gmsNodes(n sql.Node, f transform.NodeFunc) (sql.Node, transform.TreeIdentity, error) {
+	t := reflect.TypeOf(n)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if !strings.HasPrefix(t.PkgPath(), "github.com/dolthub/go-mysql-server/") {
+		return n, transform.SameTree, nil
+	}
+	children := n.Children()
+	var nc []sql.Node
+	for i, c := range children {
+		c2, same, err := gmsNodes(c, f)
+		if err != nil {
+			return n, transform.SameTree, err
+		}
+		if same == transform.NewTree {
+			if nc == nil {
+				nc = slices.Clone(children)
+			}
+			nc[i] = c2
+		}
+	}
+	if nc != nil {
+		var err error
+		if n, err = n.WithChildren(nc...); err != nil {
+			return n, transform.SameTree, err
+		}
+	}
+	out, same, err := f(n)
+	if nc != nil {
+		same = transform.NewTree
+	}
+	return out, same, err
 }
 
 // joinKeys finds the conjuncts of j's condition that are an equality

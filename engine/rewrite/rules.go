@@ -20,6 +20,7 @@ const (
 	ruleVectorizeJoin
 	ruleHashResidualJoins
 	ruleFactorOr
+	rulePruneJoinColumns
 )
 
 // AddRules adds lakesql's post-analyzer rules to b, in the order they
@@ -35,7 +36,8 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPostAnalyzeRule(ruleVectorizeJoin, vectorizeJoin).
 		AddPostAnalyzeRule(ruleHashResidualJoins, hashResidualJoins).
 		AddPostAnalyzeRule(ruleVectorize, vectorize).
-		AddPostAnalyzeRule(rulePushLimits, pushLimits)
+		AddPostAnalyzeRule(rulePushLimits, pushLimits).
+		AddPostAnalyzeRule(rulePruneJoinColumns, pruneJoinColumns)
 }
 
 // pushFilters copies the conjuncts of a Filter directly above a lakesql
