@@ -8,6 +8,7 @@ const (
 	ruleDeleteAllToTruncate
 	ruleTableFuncNullability
 	ruleRecordResultSchema
+	ruleFixNotExists
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -17,5 +18,6 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		b = b.RemoveOnceAfterRule(id).AddPostAnalyzeRule(ruleDeleteAllToTruncate, deleteAllToTruncate)
 	}
 	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
+		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/lakesql/lakesql/mysqlfix"
 )
 
 // hashResidualJoins gives a nested-loop join a hash table on its key
@@ -49,12 +51,12 @@ func hashResidualJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope
 		if _, ok := j.Right().(*keyedLookup); ok {
 			return n, transform.SameTree, nil
 		}
-		lk, rk, kinds := joinKeys(j)
+		lk, rk, kinds, nullable := joinKeys(j)
 		if len(kinds) == 0 {
 			return n, transform.SameTree, nil
 		}
 		hl := plan.NewHashLookup(j.Right(), expression.NewTuple(rk...), expression.NewTuple(lk...), j.Op)
-		kl := &keyedLookup{hl: hl, kinds: kinds, anti: j.Op.IsExcludeNulls(), exec: a.ExecBuilder, state: &keyedState{}}
+		kl := &keyedLookup{hl: hl, kinds: kinds, anti: j.Op.IsExcludeNulls() && nullable, exec: a.ExecBuilder, state: &keyedState{}}
 		nj, err := j.WithChildren(j.Left(), kl)
 		return nj, transform.NewTree, err
 	})
@@ -100,10 +102,16 @@ func gmsNodes(n sql.Node, f transform.NodeFunc) (sql.Node, transform.TreeIdentit
 
 // joinKeys finds the conjuncts of j's condition that are an equality
 // between a column of the left side and a column of the right side of a
-// hashable type pair: the left and right key columns and their kinds.
-func joinKeys(j *plan.JoinNode) (left, right []sql.Expression, kinds []keyKind) {
+// hashable type pair (or such an equality under mysqlfix's IS TRUE
+// guard): the left and right key columns and their kinds; nullable when
+// some key conjunct is a bare equality, whose NULL an anti join counts.
+func joinKeys(j *plan.JoinNode) (left, right []sql.Expression, kinds []keyKind, nullable bool) {
 	ln, rn := sideNames(j.Left()), sideNames(j.Right())
 	for _, c := range expression.SplitConjunction(j.Filter) {
+		guarded := mysqlfix.IsTrueGuard(c)
+		if guarded {
+			c = c.(*expression.IsTrue).Child
+		}
 		eq, ok := c.(*expression.Equals)
 		if !ok {
 			continue
@@ -123,8 +131,9 @@ func joinKeys(j *plan.JoinNode) (left, right []sql.Expression, kinds []keyKind) 
 			continue
 		}
 		left, right, kinds = append(left, a), append(right, b), append(kinds, kind)
+		nullable = nullable || !guarded
 	}
-	return left, right, kinds
+	return left, right, kinds, nullable
 }
 
 // onSide reports whether gf is a column of the side named by mine and
