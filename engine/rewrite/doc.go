@@ -19,6 +19,15 @@
 //     with a small one run as a hash join on vectors (VectorJoin).
 //   - topn.go: ORDER BY ... LIMIT over one table keeps a bounded heap per
 //     file (TopNScan), and plain LIMITs are pushed into the scan.
+//   - orfactor.go: conjuncts common to every branch of an OR move out of
+//     it, and a filter's OR adds the single-table ORs it implies, before
+//     GMS plans joins (it then sees the equi-join).
+//   - hashjoin.go: joins GMS leaves as nested loops (a residual beside
+//     the key equality, semi/anti joins, trees its reorderer refuses) get
+//     a hash table on their key columns (KeyedLookup).
+//   - prunecols.go: lakesql tables below physical joins read only the
+//     columns the plan uses (GMS's pruning stops at those joins).
+//     lakesql_join_rewrites = 0 turns these three off.
 //
 // Tests: testdata/*.test are sqllogictest scripts whose queries name the
 // plan node they must (or must not) use ("# explain:", see package

@@ -23,10 +23,13 @@ const (
 	rulePruneJoinColumns
 )
 
-// AddRules adds lakesql's post-analyzer rules to b, in the order they
-// must run: literals are folded before filters are pushed (so pruning sees
-// typed bounds), the manifest answer is tried before the vectorised
-// aggregates (it reads no file at all), and limits are pushed last.
+// AddRules adds lakesql's analyzer rules to b, in the order they must
+// run: ORs are factored before GMS plans joins; literals are folded
+// before filters are pushed (so pruning sees typed bounds), the manifest
+// answer is tried before the vectorised aggregates (it reads no file at
+// all), keyed lookups come after the vectorised join (which takes the
+// joins it can whole), limits are pushed, and columns are pruned last,
+// once every node that reads them is in place.
 func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	return b.
 		AddPreAnalyzeRule(ruleFactorOr, factorOr).
