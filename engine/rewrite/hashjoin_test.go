@@ -24,6 +24,8 @@ func residualTables(t *testing.T) *engine.Conn {
 		"CREATE TABLE r (k BIGINT, k2 INT, s VARCHAR(10), w DECIMAL(10,2), c VARCHAR(30))",
 		"CREATE TABLE e (k BIGINT, k2 INT, s VARCHAR(10), w DECIMAL(10,2), c VARCHAR(30))",
 		"CREATE TABLE u (k BIGINT UNSIGNED, dk DECIMAL(6,2), s VARCHAR(10))",
+		"CREATE TABLE ci (s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, n INT)",
+		"INSERT INTO ci VALUES ('a', 1), ('A', 2), ('b', 3), (NULL, 4), ('a ', 5)",
 		"INSERT INTO u VALUES (18446744073709551615, 1.50, 'x'), (1, 2.00, 'y'), (NULL, NULL, 'z'), (2, 1.5, NULL)",
 	} {
 		if err := conn.Exec(ctx, q); err != nil {
@@ -122,6 +124,10 @@ func TestKeyedLookup_MatchesGMS(t *testing.T) {
 		// NOT IN: GMS's own plans, answers compared.
 		{"", "SELECT l.k FROM l WHERE l.k NOT IN (SELECT k FROM r WHERE r.s = 'a')", true},
 		{"", "SELECT l.k FROM l WHERE l.k2 NOT IN (SELECT k2 FROM r WHERE r.k2 IS NOT NULL)", true},
+		// A case-insensitive string key is not hashed ('a' = 'A'); a
+		// binary one is.
+		{"!KeyedLookup", "SELECT x.n, y.n FROM ci AS x JOIN ci AS y ON x.s = y.s AND x.n < y.n", false},
+		{kl, "SELECT l.k, r.k FROM l JOIN r ON l.s = r.s AND l.k < r.k", false},
 		// Unsigned and DECIMAL keys.
 		{kl, "SELECT a.k, b.k FROM u AS a JOIN u AS b ON a.k = b.k AND (a.s IS NULL OR a.s >= b.s)", false},
 		{kl, "SELECT a.dk, b.s FROM u AS a LEFT JOIN u AS b ON a.dk = b.dk AND b.s IS NOT NULL", false},
