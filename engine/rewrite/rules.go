@@ -21,14 +21,15 @@ const (
 	ruleHashResidualJoins
 	ruleFactorOr
 	rulePruneJoinColumns
+	rulePushSemiJoins
 )
 
 // AddRules adds lakesql's analyzer rules to b, in the order they must
 // run: ORs are factored before GMS plans joins; literals are folded
 // before filters are pushed (so pruning sees typed bounds), the manifest
 // answer is tried before the vectorised aggregates (it reads no file at
-// all), keyed lookups come after the vectorised join (which takes the
-// joins it can whole), limits are pushed, and columns are pruned last,
+// all), semi joins are pushed down and keyed lookups added after the
+// vectorised join (which takes the joins it can whole), limits are pushed, and columns are pruned last,
 // once every node that reads them is in place.
 func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	return b.
@@ -37,6 +38,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
 		AddPostAnalyzeRule(ruleVectorizeJoin, vectorizeJoin).
+		AddPostAnalyzeRule(rulePushSemiJoins, pushSemiJoins).
 		AddPostAnalyzeRule(ruleHashResidualJoins, hashResidualJoins).
 		AddPostAnalyzeRule(ruleVectorize, vectorize).
 		AddPostAnalyzeRule(rulePushLimits, pushLimits).
