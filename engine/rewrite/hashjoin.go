@@ -294,8 +294,9 @@ func tupleExprs(e sql.Expression) []sql.Expression {
 
 // SysVarJoinRewrites turns the join rewrites of this package that change
 // GMS's join plans (keyed lookups, OR factoring, semi-join pushdown,
-// column pruning below joins) on or off for a session: OFF runs GMS's own plan, which is how
-// the tests compare answers with and without them.
+// column pruning below joins) on or off for a session: OFF runs GMS's
+// own plan, which is how the tests compare answers with and without
+// them.
 const SysVarJoinRewrites = "lakesql_join_rewrites"
 
 // joinRewritesOn reads SysVarJoinRewrites (on when unset).

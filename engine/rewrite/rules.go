@@ -29,8 +29,9 @@ const (
 // before filters are pushed (so pruning sees typed bounds), the manifest
 // answer is tried before the vectorised aggregates (it reads no file at
 // all), semi joins are pushed down and keyed lookups added after the
-// vectorised join (which takes the joins it can whole), limits are pushed, and columns are pruned last,
-// once every node that reads them is in place.
+// vectorised join (which takes the joins it can whole), limits are
+// pushed, and columns are pruned last, once every node that reads them
+// is in place.
 func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	return b.
 		AddPreAnalyzeRule(ruleFactorOr, factorOr).
