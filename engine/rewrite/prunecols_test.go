@@ -3,8 +3,6 @@ package rewrite_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestPruneJoinColumns_MatchesGMS: tables below hash joins read only the
@@ -41,7 +39,7 @@ func TestPruneJoinColumns_MatchesGMS(t *testing.T) {
 			if got := sameWithAndWithout(t, conn, "!KeyedLookup(none)", c.q); got == "" && !c.empty {
 				t.Errorf("%s: no rows, the case tests nothing", c.q)
 			}
-			plan := enginetest.Explain(t, conn, c.q)
+			plan := gmsPlan(t, conn, c.q)
 			for _, f := range c.columns {
 				if !strings.Contains(plan, f) {
 					t.Errorf("plan lacks %q: %s\n%s", f, c.q, plan)

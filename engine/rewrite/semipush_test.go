@@ -3,8 +3,6 @@ package rewrite_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
 // TestPushSemiJoins_MatchesGMS: a semi or anti join over a join, whose
@@ -36,7 +34,7 @@ func TestPushSemiJoins_MatchesGMS(t *testing.T) {
 			if got := sameWithAndWithout(t, conn, "!KeyedLookup(none)", c.q); got == "" && !c.empty {
 				t.Errorf("%s: no rows, the case tests nothing", c.q)
 			}
-			plan := enginetest.Explain(t, conn, c.q)
+			plan := gmsPlan(t, conn, c.q)
 			if semiBelowJoin(plan) != c.pushed {
 				t.Errorf("semi join below a join: %t, want %t: %s\n%s", !c.pushed, c.pushed, c.q, plan)
 			}
