@@ -28,16 +28,7 @@ const (
 // first difference). The test asserts both directions: every other query
 // matches DuckDB, and each listed query still fails for that reason, so
 // fixing one forces removing it from this list.
-var tpchKnownFailures = map[string]knownFailure{
-	"Q13": {match: timedOut,
-		why: "the LEFT OUTER JOIN's ON has a NOT LIKE conjunct besides the key equality: GMS runs it as a nested loop (customer × orders)"},
-	"Q18": {match: timedOut,
-		why: "GMS plans the IN (… GROUP BY … HAVING) semi-join and the customer/orders/lineitem joins as nested-loop InnerJoins, not hash joins"},
-	"Q19": {match: timedOut,
-		why: "the join key p_partkey = l_partkey sits inside each branch of an OR: GMS finds no equi-join and runs part × lineitem as a nested loop"},
-	"Q21": {match: timedOut,
-		why: "the EXISTS / NOT EXISTS over lineitem carry l_suppkey <> l1.l_suppkey: GMS runs both as nested-loop semi/anti joins per lineitem row"},
-}
+var tpchKnownFailures = map[string]knownFailure{}
 
 // timedOut is the match of a known failure that is too slow rather than
 // wrong (errTimeout's message).

@@ -314,6 +314,15 @@ func initVariables() {
 			Default: int8(1),
 		}})
 	}
+	if _, _, ok := sql.SystemVariables.GetGlobal(rewrite.SysVarJoinRewrites); !ok {
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+			Name:    rewrite.SysVarJoinRewrites,
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic: true,
+			Type:    types.NewSystemBoolType(rewrite.SysVarJoinRewrites),
+			Default: int8(1),
+		}})
+	}
 	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})
 	// MySQL 8's max_allowed_packet (GMS starts at 1 GiB), unless a SET
 	// GLOBAL in this process chose otherwise.

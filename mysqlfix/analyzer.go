@@ -9,6 +9,7 @@ const (
 	ruleTableFuncNullability
 	ruleRecordResultSchema
 	ruleDecimalHashKeys
+	ruleFixNotExists
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -20,6 +21,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	// Hash-join keys are fixed after every other rule has placed its
 	// joins (post-validation runs before exec indexes are assigned).
 	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
+		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys)
 }

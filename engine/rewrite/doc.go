@@ -25,6 +25,17 @@
 //     a derived table grouped by the correlation keys (scalarsubqueryN),
 //     which GMS then plans as a hash join instead of re-running the
 //     subquery per row.
+//   - orfactor.go: conjuncts common to every branch of an OR move out of
+//     it, and a filter's OR adds the single-table ORs it implies, before
+//     GMS plans joins (it then sees the equi-join).
+//   - hashjoin.go: joins GMS leaves as nested loops (a residual beside
+//     the key equality, semi/anti joins, trees its reorderer refuses) get
+//     a hash table on their key columns (KeyedLookup).
+//   - semipush.go: a semi or anti join whose condition reads one input of
+//     the join below it moves down to that input.
+//   - prunecols.go: lakesql tables below physical joins read only the
+//     columns the plan uses (GMS's pruning stops at those joins).
+//     lakesql_join_rewrites = 0 turns these four off.
 //
 // Tests: testdata/*.test are sqllogictest scripts whose queries name the
 // plan node they must (or must not) use ("# explain:", see package

@@ -19,21 +19,34 @@ const (
 	rulePushLimits
 	ruleVectorizeJoin
 	ruleDecorrelate
+	ruleHashResidualJoins
+	ruleFactorOr
+	rulePruneJoinColumns
+	rulePushSemiJoins
 )
 
-// AddRules adds lakesql's post-analyzer rules to b, in the order they
-// must run: literals are folded before filters are pushed (so pruning sees
-// typed bounds), the manifest answer is tried before the vectorised
-// aggregates (it reads no file at all), and limits are pushed last.
+// AddRules adds lakesql's analyzer rules to b, in the order they must
+// run: scalar subqueries are decorrelated and ORs factored before GMS
+// plans joins; literals are folded
+// before filters are pushed (so pruning sees typed bounds), the manifest
+// answer is tried before the vectorised aggregates (it reads no file at
+// all), semi joins are pushed down and keyed lookups added after the
+// vectorised join (which takes the joins it can whole), limits are
+// pushed, and columns are pruned last, once every node that reads them
+// is in place.
 func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	return b.
 		AddPreAnalyzeRule(ruleDecorrelate, decorrelate).
+		AddPreAnalyzeRule(ruleFactorOr, factorOr).
 		AddPostAnalyzeRule(ruleFoldLiterals, foldLiterals).
 		AddPostAnalyzeRule(rulePushFilters, pushFilters).
 		AddPostAnalyzeRule(ruleAnswerFromManifest, answerFromManifest).
 		AddPostAnalyzeRule(ruleVectorizeJoin, vectorizeJoin).
+		AddPostAnalyzeRule(rulePushSemiJoins, pushSemiJoins).
+		AddPostAnalyzeRule(ruleHashResidualJoins, hashResidualJoins).
 		AddPostAnalyzeRule(ruleVectorize, vectorize).
-		AddPostAnalyzeRule(rulePushLimits, pushLimits)
+		AddPostAnalyzeRule(rulePushLimits, pushLimits).
+		AddPostAnalyzeRule(rulePruneJoinColumns, pruneJoinColumns)
 }
 
 // pushFilters copies the conjuncts of a Filter directly above a lakesql
