@@ -26,6 +26,10 @@ type SchemaChange struct {
 	SQLType string
 	Default string
 	NotNull bool
+	// Key (SetPrimaryKey) names the new primary key's columns in key
+	// order. The caller checks the data first: no NULL and no duplicate
+	// key (see txn.CheckKey).
+	Key []string
 }
 
 // ChangeKind names a schema change.
@@ -36,6 +40,8 @@ const (
 	DropColumn
 	RenameColumn
 	ModifyColumn
+	SetPrimaryKey  // ALTER TABLE … ADD PRIMARY KEY (Key)
+	DropPrimaryKey // ALTER TABLE … DROP PRIMARY KEY
 )
 
 // AlterSchema applies changes in order as one new schema version. A column
@@ -44,6 +50,18 @@ const (
 // view reads), ErrMaterializedViewReadOnly, ErrBadIdentifier,
 // schema.ErrUnsupportedType.
 func (c *Catalog) AlterSchema(ctx context.Context, id Ident, author string, changes ...SchemaChange) (*Dataset, error) {
+	return c.alterSchema(ctx, id, author, -1, changes)
+}
+
+// AlterSchemaAt is AlterSchema for changes the caller checked against the
+// data of snapshot (ADD PRIMARY KEY: no NULL, no duplicate): a commit
+// since then refuses it with a *CommitError (ErrCommitConflict,
+// re-prepare).
+func (c *Catalog) AlterSchemaAt(ctx context.Context, id Ident, author string, snapshot int64, changes ...SchemaChange) (*Dataset, error) {
+	return c.alterSchema(ctx, id, author, snapshot, changes)
+}
+
+func (c *Catalog) alterSchema(ctx context.Context, id Ident, author string, snapshot int64, changes []SchemaChange) (*Dataset, error) {
 	ds, err := c.Dataset(ctx, id)
 	if err != nil {
 		return nil, err
@@ -52,6 +70,10 @@ func (c *Catalog) AlterSchema(ctx context.Context, id Ident, author string, chan
 		return nil, err
 	}
 	return c.UpdateDataset(ctx, id, author, func(ds *Dataset) error {
+		if snapshot >= 0 && ds.CurrentSnapshotID != snapshot {
+			return &CommitError{Dataset: id.Short(), Err: ErrCommitConflict, Retry: RePrepare,
+				Detail: fmt.Sprintf("the data was checked at snapshot %d and snapshot %d committed since", snapshot, ds.CurrentSnapshotID)}
+		}
 		s, next, err := EvolveSchema(ds, changes...)
 		if err != nil {
 			return err
@@ -128,6 +150,10 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 				return s, next, fmt.Errorf("%w: column %q is a partition source; change the partitioning first", ErrSchema, ch.Column)
 			}
 		}
+		if s.Columns[idx].PrimaryKey {
+			// MySQL would shrink the key, which may make it non-unique.
+			return s, next, fmt.Errorf("%w: column %q is part of the primary key; DROP PRIMARY KEY first", ErrSchema, ch.Column)
+		}
 		s.Columns = append(s.Columns[:idx], s.Columns[idx+1:]...)
 		return s, next, nil
 	case RenameColumn:
@@ -152,8 +178,24 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 		}
 		s.Columns[idx].Type = ch.Type
 		s.Columns[idx].SQLType, s.Columns[idx].Default = ch.SQLType, ch.Default
-		s.Columns[idx].Nullable = !ch.NotNull
+		s.Columns[idx].Nullable = !ch.NotNull && !s.Columns[idx].PrimaryKey
 		return s, next, nil
+	case SetPrimaryKey:
+		if len(s.Key()) > 0 {
+			return s, next, fmt.Errorf("%w: %s already has a primary key; DROP PRIMARY KEY first", ErrSchema, ds.Ident().Short())
+		}
+		if len(ch.Key) == 0 {
+			return s, next, fmt.Errorf("%w: a primary key needs a column", ErrSchema)
+		}
+		if err := s.SetKey(ch.Key); err != nil {
+			return s, next, fmt.Errorf("%w: %w", ErrSchema, err)
+		}
+		return s, next, checkKeyTypes(&s)
+	case DropPrimaryKey:
+		if len(s.Key()) == 0 {
+			return s, next, fmt.Errorf("%w: %s has no primary key", ErrSchema, ds.Ident().Short())
+		}
+		return s, next, s.SetKey(nil)
 	}
 	return s, next, fmt.Errorf("%w: unknown schema change", ErrSchema)
 }

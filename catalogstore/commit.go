@@ -99,6 +99,10 @@ type Commit struct {
 	Schema           *schema.Schema
 	NextFieldID      int
 	ExpectedSchemaID int
+	// NoRebase refuses a lost race (ErrCommitConflict, re-prepare) even
+	// for a pure append: its rows were checked against the base snapshot
+	// for primary-key uniqueness, which rows committed since may break.
+	NoRebase bool
 }
 
 // userCreated reports whether triggers fire for the commit.
@@ -196,7 +200,7 @@ func (c *Catalog) dropped(ctx context.Context, id Ident, uuid string) error {
 // rebases reports whether a lost race may be retried on the new head:
 // only pure additions commute.
 func (c *Catalog) rebases(cm Commit) bool {
-	return (cm.Operation == OpAppend || cm.Operation == OpAddFiles) && !cm.ReplaceAll && len(cm.Removed) == 0 && cm.ManifestFiles == nil && cm.ReuseManifest == ""
+	return !cm.NoRebase && (cm.Operation == OpAppend || cm.Operation == OpAddFiles) && !cm.ReplaceAll && len(cm.Removed) == 0 && cm.ManifestFiles == nil && cm.ReuseManifest == ""
 }
 
 // tryCommit is one attempt on base: read the parent manifest, write the new

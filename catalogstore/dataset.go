@@ -193,6 +193,9 @@ func assignIDs(s schema.Schema) (schema.Schema, int, error) {
 		seenID[col.ID] = true
 		out.Columns[i] = col
 	}
+	if err := normalizeKey(&out); err != nil {
+		return s, 0, err
+	}
 	return out, next, nil
 }
 

@@ -48,6 +48,12 @@ var (
 	ErrSchema = errors.New("schema change refused")
 	// ErrNotSupported: a statement or option lakesql does not support.
 	ErrNotSupported = errors.New("not supported")
+	// ErrDuplicateKey: rows already hold a primary key twice (ADD
+	// PRIMARY KEY on data that is not unique).
+	ErrDuplicateKey = errors.New("duplicate primary key")
+	// ErrNullKey: a row holds NULL in a column that would become part of
+	// the primary key.
+	ErrNullKey = errors.New("invalid use of NULL value")
 )
 
 // These errors come from Commit. Each is returned inside a *CommitError that

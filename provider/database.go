@@ -110,6 +110,9 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, s sql.PrimaryKeySc
 	if err != nil {
 		return sqlerr.Wrap(err)
 	}
+	for n, ord := range s.PkOrdinals {
+		cols[ord].PrimaryKey, cols[ord].KeySeq = true, n+1
+	}
 	_, err = d.p.cat.CreateDataset(ctx, d.ident(name), schema.Schema{Columns: cols}, sess.Author(),
 		catalogstore.CreateDatasetOptions{Comment: comment})
 	if errors.Is(err, catalogstore.ErrDatasetExists) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -50,9 +51,14 @@ func narrower(from, to sql.Type) bool {
 }
 
 // RewriteInserter implements sql.RewritableTable.
-func (t *Table) RewriteInserter(ctx *sql.Context, _, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, _ []sql.IndexColumn) (sql.RowInserter, error) {
+func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, idxCols []sql.IndexColumn) (sql.RowInserter, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
+	}
+	if oldColumn == nil && newColumn == nil && !slices.Equal(oldSchema.PkOrdinals, newSchema.PkOrdinals) {
+		// ADD / DROP PRIMARY KEY (GMS rewrites a RewritableTable for them
+		// instead of calling CreatePrimaryKey / DropPrimaryKey).
+		return t.keyChange(ctx, idxCols)
 	}
 	if oldColumn == nil && newColumn == nil {
 		// CREATE UNIQUE INDEX: GMS has already called CreateIndex, which

@@ -33,17 +33,20 @@ type Table struct {
 }
 
 var (
-	_ sql.Table               = (*Table)(nil)
-	_ sql.ProjectedTable      = (*Table)(nil)
-	_ sql.PrimaryKeyTable     = (*Table)(nil)
-	_ sql.InsertableTable     = (*Table)(nil)
-	_ sql.TruncateableTable   = (*Table)(nil)
-	_ sql.AlterableTable      = (*Table)(nil)
-	_ sql.IndexAlterableTable = (*Table)(nil)
-	_ sql.CommentedTable      = (*Table)(nil)
-	_ sql.StatisticsTable     = (*Table)(nil)
-	_ sql.DeletableTable      = (*Table)(nil)
-	_ sql.IndexAddressable    = (*Table)(nil)
+	_ sql.Table                    = (*Table)(nil)
+	_ sql.ProjectedTable           = (*Table)(nil)
+	_ sql.PrimaryKeyTable          = (*Table)(nil)
+	_ sql.InsertableTable          = (*Table)(nil)
+	_ sql.TruncateableTable        = (*Table)(nil)
+	_ sql.AlterableTable           = (*Table)(nil)
+	_ sql.IndexAlterableTable      = (*Table)(nil)
+	_ sql.CommentedTable           = (*Table)(nil)
+	_ sql.StatisticsTable          = (*Table)(nil)
+	_ sql.DeletableTable           = (*Table)(nil)
+	_ sql.IndexAddressable         = (*Table)(nil)
+	_ sql.ReplaceableTable         = (*Table)(nil)
+	_ sql.UpdatableTable           = (*Table)(nil)
+	_ sql.PrimaryKeyAlterableTable = (*Table)(nil)
 )
 
 func newTable(db *Database, ds *catalogstore.Dataset) *Table {
@@ -109,16 +112,10 @@ func (t *Table) Schema() sql.Schema {
 	return out
 }
 
-// PrimaryKeySchema implements sql.PrimaryKeyTable. GMS's join planning
-// needs it; lakesql does not enforce keys.
+// PrimaryKeySchema implements sql.PrimaryKeyTable: the declared key, in
+// key order (writes keep it unique, keyindex.go).
 func (t *Table) PrimaryKeySchema() sql.PrimaryKeySchema {
-	var ords []int
-	for i, c := range t.full {
-		if c.PrimaryKey {
-			ords = append(ords, i)
-		}
-	}
-	return sql.NewPrimaryKeySchema(t.full, ords...)
+	return sql.NewPrimaryKeySchema(t.full, t.schema.Key()...)
 }
 
 // WithProjections implements sql.ProjectedTable.
@@ -304,8 +301,13 @@ func (t *Table) checkWritable() error {
 
 // Inserter implements sql.InsertableTable.
 func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter {
-	return newInserter(ctx, t)
+	return editorOrFailing(ctx, t)
 }
+
+// Replacer implements sql.ReplaceableTable: REPLACE deletes the row
+// holding a new row's primary key (the editor reports it as the 1062 that
+// GMS acts on); without a key it inserts.
+func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return editorOrFailing(ctx, t) }
 
 // Truncate implements sql.TruncateableTable: the session stages a
 // truncate, committed with the statement.
@@ -322,10 +324,10 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 }
 
 // Deleter implements sql.DeletableTable.
-func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return newDeleter(ctx, t) }
+func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return editorOrFailing(ctx, t) }
 
 // Updater implements sql.UpdatableTable.
-func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater { return newUpdater(ctx, t) }
+func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater { return editorOrFailing(ctx, t) }
 
 // AddColumn implements sql.AlterableTable: metadata only (a column with a
 // DEFAULT or NOT NULL on a table with rows goes through the rewrite
@@ -334,6 +336,9 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	col, err := columnFromSQL(column)
 	if err != nil {
 		return sqlerr.Wrap(err)
+	}
+	if column.PrimaryKey {
+		return sqlerr.Wrap(fmt.Errorf("%w: ADD COLUMN %s … PRIMARY KEY; add the column, then ADD PRIMARY KEY", catalogstore.ErrNotSupported, column.Name))
 	}
 	if !column.Nullable && column.Default == nil {
 		// Old files have no value for the column: it must read as NULL.

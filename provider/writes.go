@@ -50,23 +50,62 @@ func stage(w *WriteSet, t *Table) (*txn.Table, error) {
 	return w.Table(t.db.p.cat, t.ds, t.schema, t.snapshot)
 }
 
-// editor is the one GMS row editor of a table (the shape of GMS's
+// stmtWrites is a statement's writes to one table, shared by every
+// editor GMS opens for the statement (INSERT … ON DUPLICATE KEY UPDATE
+// opens an inserter and an updater, which must see each other's rows).
+type stmtWrites struct {
+	ins  *arrowrow.Builder // rows to insert, not yet handed over
+	del  *arrowrow.Builder // rows to delete, not yet handed over
+	keys *keyIndex         // the table's keys, from the first keyed write
+	// shared: keys is the transaction's index (kept with its staged work
+	// across statements); wrote: the statement wrote before keys loaded.
+	shared, wrote bool
+}
+
+func (sw *stmtWrites) release() {
+	for _, b := range []*arrowrow.Builder{sw.ins, sw.del} {
+		if b != nil {
+			b.Release()
+		}
+	}
+	sw.ins, sw.del, sw.keys = nil, nil, nil
+}
+
+// end ends the statement for the key index: a shared index keeps or
+// reverts the statement's changes.
+func (sw *stmtWrites) end(ctx *sql.Context, keep bool) {
+	if sw.keys == nil || !sw.shared {
+		return
+	}
+	if keep {
+		sw.keys.complete()
+	} else {
+		sw.keys.discard(ctx)
+	}
+}
+
+// editor is a GMS row editor of a table (the shape of GMS's
 // memory/table_editor.go): inserts and deletes of the running statement
 // are converted to Arrow records and staged in the session's transaction.
-// UPDATE stages a delete of the old row and an insert of the new one.
+// UPDATE stages a delete of the old row and an insert of the new one. On a
+// table with a primary key every write keeps the key unique: a duplicate
+// is MySQL's 1062, carrying the row that holds the key, which is how GMS
+// runs REPLACE (delete it, insert again) and ON DUPLICATE KEY UPDATE
+// (update it instead).
 type editor struct {
 	t       *Table
 	w       *WriteSet
 	noStats bool
-	tt      *txn.Table        // the staged work, from the statement's first write
-	ins     *arrowrow.Builder // rows to insert, not yet handed over
-	del     *arrowrow.Builder // rows to delete, not yet handed over
+	keyed   bool
+	tt      *txn.Table  // the staged work, from the statement's first write
+	sw      *stmtWrites // the statement's writes, shared with its other editors
 }
 
 var (
 	_ sql.RowInserter = (*editor)(nil)
 	_ sql.RowDeleter  = (*editor)(nil)
 	_ sql.RowUpdater  = (*editor)(nil)
+	_ sql.RowReplacer = (*editor)(nil)
 )
 
 func newEditor(ctx *sql.Context, t *Table) (*editor, error) {
@@ -77,26 +116,14 @@ func newEditor(ctx *sql.Context, t *Table) (*editor, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
-	return &editor{t: t, w: sess.Writes(), noStats: DeferredStats(ctx)}, nil
+	return &editor{t: t, w: sess.Writes(), noStats: DeferredStats(ctx), keyed: len(t.schema.Key()) > 0}, nil
 }
 
-func newInserter(ctx *sql.Context, t *Table) sql.RowInserter {
-	e, err := newEditor(ctx, t)
-	if err != nil {
-		return &failingEditor{err: err}
-	}
-	return e
-}
-
-func newDeleter(ctx *sql.Context, t *Table) sql.RowDeleter {
-	e, err := newEditor(ctx, t)
-	if err != nil {
-		return &failingEditor{err: err}
-	}
-	return e
-}
-
-func newUpdater(ctx *sql.Context, t *Table) sql.RowUpdater {
+// editorOrFailing returns t's editor, or one that fails every write.
+func editorOrFailing(ctx *sql.Context, t *Table) interface {
+	sql.RowReplacer
+	sql.RowUpdater
+} {
 	e, err := newEditor(ctx, t)
 	if err != nil {
 		return &failingEditor{err: err}
@@ -116,9 +143,39 @@ func (e *editor) table() (*txn.Table, error) {
 	if err := tt.Begin(); err != nil {
 		return nil, err
 	}
+	v, err := tt.StatementValue(func() any { return &stmtWrites{} })
+	if err != nil {
+		return nil, err
+	}
 	tt.SetDeferredStats(e.noStats)
-	e.tt = tt
+	e.tt, e.sw = tt, v.(*stmtWrites)
+	if ki, ok := tt.Value().(*keyIndex); ok && e.sw.keys == nil && ki.valid(e.t) {
+		e.sw.keys, e.sw.shared = ki, true
+	}
 	return tt, nil
+}
+
+// keys returns the statement's key index, loading it at first use. An
+// index loaded before the statement wrote anything is kept with the
+// transaction for its later statements; one loaded later would miss the
+// statement's earlier writes, so it serves this statement only.
+func (e *editor) keys(ctx *sql.Context) (*keyIndex, error) {
+	tt, err := e.table()
+	if err != nil {
+		return nil, err
+	}
+	if e.sw.keys == nil {
+		ki, err := newKeyIndex(ctx, e.w, e.t)
+		if err != nil {
+			return nil, err
+		}
+		e.sw.keys = ki
+		if !e.sw.wrote {
+			tt.SetValue(ki)
+			e.sw.shared = true
+		}
+	}
+	return e.sw.keys, nil
 }
 
 // StatementBegin implements sql.EditOpenerCloser.
@@ -130,16 +187,20 @@ func (e *editor) StatementBegin(ctx *sql.Context) {
 
 // DiscardChanges implements sql.EditOpenerCloser: the statement's work is
 // dropped, the transaction's stays.
-func (e *editor) DiscardChanges(*sql.Context, error) error {
+func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
+	if e.sw != nil {
+		e.sw.end(ctx, false)
+	}
 	e.release()
 	if e.tt != nil {
 		e.tt.Discard()
 	}
-	e.tt = nil // the next statement pins again: a COMMIT may come between
+	e.tt, e.sw = nil, nil // the next statement pins again: a COMMIT may come between
 	return nil
 }
 
-// StatementComplete implements sql.EditOpenerCloser.
+// StatementComplete implements sql.EditOpenerCloser. Of the statement's
+// editors the first to complete hands the shared writes over.
 func (e *editor) StatementComplete(ctx *sql.Context) error {
 	if err := e.flush(ctx); err != nil {
 		return sqlerr.Wrap(err)
@@ -148,26 +209,103 @@ func (e *editor) StatementComplete(ctx *sql.Context) error {
 	if e.tt != nil {
 		err = e.tt.Complete(ctx)
 	}
-	e.tt = nil
+	if e.sw != nil {
+		e.sw.end(ctx, err == nil)
+	}
+	e.release()
+	e.tt, e.sw = nil, nil
 	return sqlerr.Wrap(err)
 }
 
-// Insert implements sql.RowInserter.
+// Insert implements sql.RowInserter (and sql.RowReplacer): a row whose key
+// the table holds is refused with the holder (1062).
 func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
-	return sqlerr.Wrap(e.add(ctx, &e.ins, row))
+	if e.keyed {
+		ki, err := e.keys(ctx)
+		if err != nil {
+			return sqlerr.Wrap(err)
+		}
+		ex, err := ki.existing(ctx, row)
+		if err != nil {
+			return sqlerr.Wrap(err)
+		}
+		if ex != nil {
+			return ki.duplicate(ctx, row, ex)
+		}
+		if err := ki.insert(ctx, row.Copy()); err != nil {
+			return sqlerr.Wrap(err)
+		}
+	}
+	return sqlerr.Wrap(e.add(ctx, false, row))
 }
 
-// Delete implements sql.RowDeleter.
+// Delete implements sql.RowDeleter (and sql.RowReplacer).
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
-	return sqlerr.Wrap(e.add(ctx, &e.del, row))
-}
-
-// Update implements sql.RowUpdater.
-func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
-	if err := e.add(ctx, &e.del, old); err != nil {
+	if _, err := e.table(); err != nil {
 		return sqlerr.Wrap(err)
 	}
-	return sqlerr.Wrap(e.add(ctx, &e.ins, new))
+	if e.sw.keys != nil {
+		if err := e.sw.keys.remove(ctx, row); err != nil {
+			return sqlerr.Wrap(err)
+		}
+	}
+	return sqlerr.Wrap(e.add(ctx, true, row))
+}
+
+// Update implements sql.RowUpdater: a new key the table holds is refused
+// (1062), as MySQL checks each row as it updates it.
+func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
+	if err := e.checkUpdate(ctx, old, new); err != nil {
+		return err
+	}
+	if err := e.add(ctx, true, old); err != nil {
+		return sqlerr.Wrap(err)
+	}
+	return sqlerr.Wrap(e.add(ctx, false, new))
+}
+
+// checkUpdate keeps the key unique across an update of old to new. An
+// update that keeps the key cannot break it: the index is loaded only
+// when a key changes (or an earlier write of the statement loaded it).
+func (e *editor) checkUpdate(ctx *sql.Context, old, new sql.Row) error {
+	if !e.keyed {
+		return nil
+	}
+	if _, err := e.table(); err != nil {
+		return sqlerr.Wrap(err)
+	}
+	ki := e.sw.keys
+	if ki == nil {
+		same, err := sameKey(ctx, e.t, old, new)
+		if err != nil || same {
+			return sqlerr.Wrap(err)
+		}
+		if ki, err = e.keys(ctx); err != nil {
+			return sqlerr.Wrap(err)
+		}
+	}
+	if err := ki.remove(ctx, old); err != nil {
+		return sqlerr.Wrap(err)
+	}
+	ex, err := ki.existing(ctx, new)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
+	if ex != nil {
+		return ki.duplicate(ctx, new, ex)
+	}
+	return sqlerr.Wrap(ki.insert(ctx, new.Copy()))
+}
+
+// sameKey reports whether rows a and b hold the same key of t.
+func sameKey(ctx *sql.Context, t *Table, a, b sql.Row) (bool, error) {
+	for _, c := range t.schema.Key() {
+		cmp, err := t.full[c].Type.Compare(ctx, a[c], b[c])
+		if err != nil || cmp != 0 {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // Close implements sql.Closer.
@@ -176,10 +314,16 @@ func (e *editor) Close(*sql.Context) error {
 	return nil
 }
 
-// add converts row into *b, handing a full batch over.
-func (e *editor) add(ctx *sql.Context, b **arrowrow.Builder, row sql.Row) error {
+// add converts row into the statement's deletes (del) or inserts,
+// handing a full batch over.
+func (e *editor) add(ctx *sql.Context, del bool, row sql.Row) error {
 	if _, err := e.table(); err != nil {
 		return err
+	}
+	e.sw.wrote = true
+	b := &e.sw.ins
+	if del {
+		b = &e.sw.del
 	}
 	if *b == nil {
 		*b = arrowrow.NewBuilder(e.t.schema)
@@ -195,16 +339,19 @@ func (e *editor) add(ctx *sql.Context, b **arrowrow.Builder, row sql.Row) error 
 
 // flush hands the converted rows to the transaction.
 func (e *editor) flush(ctx *sql.Context) error {
-	if e.ins != nil && e.ins.Len() > 0 {
-		rec := e.ins.Record()
+	if e.sw == nil {
+		return nil
+	}
+	if b := e.sw.ins; b != nil && b.Len() > 0 {
+		rec := b.Record()
 		err := e.tt.Append(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return err
 		}
 	}
-	if e.del != nil && e.del.Len() > 0 {
-		rec := e.del.Record()
+	if b := e.sw.del; b != nil && b.Len() > 0 {
+		rec := b.Record()
 		err := e.tt.Delete(rec)
 		rec.Release()
 		if err != nil {
@@ -214,13 +361,12 @@ func (e *editor) flush(ctx *sql.Context) error {
 	return nil
 }
 
+// release frees the statement's unconverted rows (shared: the first
+// editor to finish frees them for all).
 func (e *editor) release() {
-	for _, b := range []*arrowrow.Builder{e.ins, e.del} {
-		if b != nil {
-			b.Release()
-		}
+	if e.sw != nil {
+		e.sw.release()
 	}
-	e.ins, e.del = nil, nil
 }
 
 // failingEditor reports an error from every write.

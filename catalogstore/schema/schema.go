@@ -11,6 +11,7 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -106,9 +107,12 @@ type Column struct {
 	SQLType string `json:"sql-type,omitempty"`
 	// Default is the SQL text of the column's default, if any.
 	Default string `json:"default,omitempty"`
-	// PrimaryKey marks declared primary-key columns. lakesql does not
-	// enforce uniqueness; the flag is kept for clients and joins.
+	// PrimaryKey marks the columns of the declared primary key, and
+	// KeySeq is the column's 1-based position in it (0 in documents
+	// written before keys had an order: column order then). Writes keep
+	// the key unique (see Schema.Key); key columns are NOT NULL.
 	PrimaryKey bool `json:"primary-key,omitempty"`
+	KeySeq     int  `json:"key-seq,omitempty"`
 }
 
 // Schema is an ordered list of columns with an id. Schemas are immutable
@@ -137,6 +141,49 @@ func (s *Schema) ByID(id int) (Column, bool) {
 		}
 	}
 	return Column{}, false
+}
+
+// Key returns the indexes of the primary-key columns in key order, or nil
+// when the schema declares no key.
+func (s *Schema) Key() []int {
+	var key []int
+	for i, c := range s.Columns {
+		if c.PrimaryKey {
+			key = append(key, i)
+		}
+	}
+	// Stable: columns without a sequence keep column order.
+	sort.SliceStable(key, func(a, b int) bool { return s.Columns[key[a]].KeySeq < s.Columns[key[b]].KeySeq })
+	return key
+}
+
+// SetKey makes the named columns (in key order) the primary key, NOT
+// NULL; no names drops the key. A name not in the schema, or named twice,
+// is ErrBadColumn.
+func (s *Schema) SetKey(names []string) error {
+	seq := make([]int, len(s.Columns))
+	for n, name := range names {
+		found := false
+		for i, c := range s.Columns {
+			if strings.EqualFold(c.Name, name) {
+				if seq[i] != 0 {
+					return fmt.Errorf("%w: column %q named twice in the primary key", ErrBadColumn, name)
+				}
+				seq[i], found = n+1, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("%w: primary key column %q does not exist", ErrBadColumn, name)
+		}
+	}
+	for i := range s.Columns {
+		c := &s.Columns[i]
+		c.PrimaryKey, c.KeySeq = seq[i] > 0, seq[i]
+		if c.PrimaryKey {
+			c.Nullable = false
+		}
+	}
+	return nil
 }
 
 // FieldIDs returns the columns' field ids, in column order.

@@ -26,6 +26,7 @@ type Table struct {
 	keyCols    []int
 	keyDeletes map[string]bool
 	stmt       *stmtState
+	value      any // see Value
 }
 
 // stmtState is the work of the running statement, discarded if it fails.
@@ -34,6 +35,7 @@ type stmtState struct {
 	files      []manifest.DataFile
 	deletes    []arrow.Record
 	keyDeletes map[string]bool // keys the statement's upserts replace
+	value      any             // see StatementValue
 }
 
 func (st *stmtState) release() {
@@ -54,6 +56,41 @@ func (t *Table) statement() (*stmtState, error) {
 		t.stmt = &stmtState{ps: ps}
 	}
 	return t.stmt, nil
+}
+
+// StatementValue returns the value the running statement keeps for the
+// layer above (the SQL editors' shared state: GMS opens an inserter and an
+// updater for one INSERT … ON DUPLICATE KEY UPDATE), made by mk at the
+// statement's first call. It is forgotten when the statement completes or
+// is discarded.
+func (t *Table) StatementValue(mk func() any) (any, error) {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	st, err := t.statement()
+	if err != nil {
+		return nil, err
+	}
+	if st.value == nil {
+		st.value = mk()
+	}
+	return st.value, nil
+}
+
+// Value returns the value the layer above keeps with the transaction's
+// staged work on the table (the SQL layer's primary-key index, kept across
+// statements so that INSERT IGNORE, one statement per row, does not
+// rebuild it per row), nil until SetValue. Truncate forgets it.
+func (t *Table) Value() any {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	return t.value
+}
+
+// SetValue sets the value Value returns.
+func (t *Table) SetValue(v any) {
+	t.x.mu.Lock()
+	defer t.x.mu.Unlock()
+	t.value = v
 }
 
 // Begin starts a statement's staging.
@@ -226,6 +263,7 @@ func (t *Table) Truncate() int {
 	t.staged.release()
 	release(t.deletes)
 	t.rows, t.truncate, t.files, t.deletes, t.keyDeletes = 0, true, nil, nil, nil
+	t.value = nil
 	return removed
 }
 
@@ -296,6 +334,9 @@ func (t *Table) commitFiles(ctx context.Context, author string, added []manifest
 		// spec change since refuses the commit (re-prepare), never a silent
 		// recompute.
 		CheckSpec: true, ExpectedSpecID: ds.Spec.ID,
+		// Rows of a keyed table were checked unique against the read
+		// snapshot: rows committed since could duplicate them.
+		NoRebase: len(t.tg.schema.Key()) > 0,
 	}
 	switch {
 	case t.truncate && len(added) > 0:
