@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lakesql/lakesql/engine/enginetest"
@@ -8,7 +9,12 @@ import (
 
 // snaps counts the snapshots of table t (one per statement that changed
 // it).
-func snaps(t string) string { return "SELECT COUNT(*) FROM `" + t + "$snapshots`" }
+func snaps(t string) string {
+	if db, name, ok := strings.Cut(t, "."); ok {
+		return "SELECT COUNT(*) FROM " + db + ".`" + name + "$snapshots`"
+	}
+	return "SELECT COUNT(*) FROM `" + t + "$snapshots`"
+}
 
 // upsertScripts: primary keys (declared, shown, enforced), REPLACE, INSERT
 // … ON DUPLICATE KEY UPDATE and UPDATE … JOIN, with MySQL's affected-row
@@ -199,6 +205,31 @@ var upsertScripts = []scriptTest{
 			{query: "UPDATE t LEFT JOIN s ON t.id = s.id SET t.v = 0 WHERE s.id IS NULL", want: nil},
 			{query: "SELECT id, v FROM t", want: []string{"1|100", "2|21", "3|0"}},
 			{query: snaps("t"), want: []string{"4"}},
+		},
+	},
+	{
+		name: "egress protection sees the read set of REPLACE, upserts and UPDATE JOIN",
+		setup: []string{
+			"CREATE DATABASE sales",
+			"CREATE TABLE sales.orders (id INT PRIMARY KEY, amount INT)",
+			"INSERT INTO sales.orders VALUES (1, 100), (2, 250)",
+			"CREATE WORKSPACE research",
+			"USE WORKSPACE research",
+			"CREATE DATABASE lab",
+			"CREATE TABLE lab.m (id INT PRIMARY KEY, v INT)",
+			"INSERT INTO lab.m VALUES (1, 0)",
+		},
+		checks: []check{
+			{query: "REPLACE INTO lab.m SELECT id, amount FROM `main.sales`.orders", wantErr: "1227 egress_protection"},
+			{query: "REPLACE INTO lab.m VALUES (1, (SELECT MAX(amount) FROM `main.sales`.orders))", wantErr: "1227 egress_protection"},
+			{query: "INSERT INTO lab.m SELECT id, amount FROM `main.sales`.orders ON DUPLICATE KEY UPDATE v = VALUES(v)", wantErr: "1227 egress_protection"},
+			{query: "INSERT INTO lab.m VALUES (1, 5) ON DUPLICATE KEY UPDATE v = (SELECT MAX(amount) FROM `main.sales`.orders)", wantErr: "1227 egress_protection"},
+			{query: "UPDATE lab.m JOIN `main.sales`.orders o ON m.id = o.id SET m.v = o.amount", wantErr: "1227 egress_protection"},
+			{query: "SELECT id, v FROM lab.m", want: []string{"1|0"}},
+			{query: snaps("lab.m"), want: []string{"1"}},
+			// Within the source's own workspace it is not egress.
+			{query: "REPLACE INTO `main.sales`.orders SELECT id + 1, amount FROM `main.sales`.orders WHERE id = 2", want: nil},
+			{query: "SELECT id, amount FROM `main.sales`.orders", want: []string{"1|100", "2|250", "3|250"}},
 		},
 	},
 }
