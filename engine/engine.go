@@ -168,7 +168,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	e.parser = mysqlfix.NewCallGuard(ddl.NewParser(mysqlfix.NewParser(sql.NewMysqlParser())), e.gms.Analyzer.Catalog)
+	e.parser = mysqlfix.NewCallGuard(mysqlfix.NewDMLFix(ddl.NewParser(mysqlfix.NewParser(sql.NewMysqlParser())), e.gms.Analyzer.Catalog), e.gms.Analyzer.Catalog)
 	e.gms.Parser = e.parser
 	// GMS's planner and analyzer reach the parser through this global too
 	// (views, triggers): install ours there once.

@@ -82,6 +82,11 @@ var upsertScripts = []scriptTest{
 			{query: "REPLACE INTO t (id, v) SELECT id + 2, CONCAT(v, '!') FROM t WHERE id <= 2", want: nil},
 			{query: "SELECT id, v FROM t", want: []string{"1|set", "2|B", "3|set!", "4|B!"}},
 			{query: snaps("t"), want: []string{"5"}},
+			// A failure after rows were replaced changes nothing.
+			{query: "REPLACE INTO t VALUES (1, 'one'), (7, 'seven'), (NULL, 'x')", wantErr: "1048 'id'"},
+			{query: "REPLACE INTO t VALUES (2, 'two'), (8, 'this is too long')", wantErr: "1406 too long"},
+			{query: "SELECT id, v FROM t", want: []string{"1|set", "2|B", "3|set!", "4|B!"}},
+			{query: snaps("t"), want: []string{"5"}},
 		},
 	},
 	{
@@ -110,6 +115,8 @@ var upsertScripts = []scriptTest{
 			{query: "SELECT id, v, n FROM t", want: []string{"1|a|10", "2|B|20", "3|y|13"}},
 			// An update that moves the key onto another row's key.
 			{query: "INSERT INTO t VALUES (1, 'z', 0) ON DUPLICATE KEY UPDATE id = 2", wantErr: "1062 Duplicate entry '2' for key 't.PRIMARY'"},
+			// A failure after a row was inserted and one updated changes nothing.
+			{query: "INSERT INTO t VALUES (9, 'new', 0), (3, 'q', 0), (1, 'z', 0) ON DUPLICATE KEY UPDATE id = id + 1", wantErr: "1062 Duplicate entry '2'"},
 			{query: "SELECT id, v, n FROM t", want: []string{"1|a|10", "2|B|20", "3|y|13"}},
 			{query: snaps("t"), want: []string{"4"}},
 		},
@@ -205,6 +212,17 @@ var upsertScripts = []scriptTest{
 			{query: "UPDATE t LEFT JOIN s ON t.id = s.id SET t.v = 0 WHERE s.id IS NULL", want: nil},
 			{query: "SELECT id, v FROM t", want: []string{"1|100", "2|21", "3|0"}},
 			{query: snaps("t"), want: []string{"4"}},
+			// Keyless, with aliases, a comma join, a filter on both sides and
+			// two columns set from the other table.
+			{query: "UPDATE k AS x, s AS y SET x.v = y.w, x.id = y.id * 10 WHERE x.id = y.id AND y.w > 150 AND x.v > 0", want: nil},
+			{query: "SELECT ROW_COUNT()", want: []string{"2"}},
+			{query: "SELECT id, v FROM k", want: []string{"1|11", "20|200", "20|200", "3|30"}},
+			{query: "UPDATE k JOIN s ON k.id = s.id JOIN t ON t.id = s.id SET k.v = t.v + s.w", want: nil},
+			{query: "SELECT id, v FROM k", want: []string{"1|200", "20|200", "20|200", "3|30"}},
+			{query: snaps("k"), want: []string{"4"}},
+			// Outer joins of a keyless target stay refused, and change nothing.
+			{query: "UPDATE k LEFT JOIN s ON k.id = s.id SET k.v = 0", wantErr: "1235 keyless"},
+			{query: snaps("k"), want: []string{"4"}},
 		},
 	},
 	{

@@ -110,6 +110,11 @@ func (p *Parser) rewrite(st ast.Statement) (ast.Statement, error) {
 	if err != nil || !changed {
 		return st, err
 	}
+	return p.reparse(text)
+}
+
+// reparse parses a rewritten statement.
+func (p *Parser) reparse(text string) (ast.Statement, error) {
 	out, err := p.inner.ParseSimple(text)
 	if err != nil {
 		return nil, fmt.Errorf("mysqlfix: rewritten statement does not parse (%s): %w", text, err)
