@@ -164,7 +164,8 @@ func (t *Table) restage(ctx context.Context, recs []arrow.Record) error {
 
 // applyDeletes rewrites every live file holding a deleted row (copy on
 // write) and returns the files it replaces and their rewrites. Rows match
-// as multisets: deleting one of two equal rows keeps the other.
+// as multisets: deleting one of two equal rows keeps the other. Files
+// whose bounds rule the deleted rows out are not read (deletePruner).
 func (t *Table) applyDeletes(ctx context.Context) (removed []string, rewritten []manifest.DataFile, err error) {
 	want, err := t.deleteKeys()
 	if err != nil {
@@ -174,7 +175,11 @@ func (t *Table) applyDeletes(ctx context.Context) (removed []string, rewritten [
 	if err != nil {
 		return nil, nil, err
 	}
+	pr := t.newDeletePruner()
 	for _, f := range files {
+		if !pr.mayHold(f) {
+			continue
+		}
 		recs, err := t.tg.readFile(ctx, f)
 		if err != nil {
 			return nil, nil, err
