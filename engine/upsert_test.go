@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
@@ -93,4 +94,77 @@ func TestUpsert_ManyFiles(t *testing.T) {
 	check("SELECT COUNT(*), SUM(v) FROM t", "602|25")
 	check("SELECT k, n, v FROM t WHERE v > 0 ORDER BY n, k", "k0|0|2\nk3|333|10\nk9|333|1\nk4|599|10\nk1|600|2")
 	check("SELECT operation, added_files, deleted_files FROM `t$snapshots` ORDER BY snapshot_id DESC LIMIT 2", "overwrite|2|1\noverwrite|4|3")
+}
+
+// TestUpsert_WireAffectedRows: the OK packet carries MySQL's affected-row
+// counts, over the text and the binary (prepared) protocol alike.
+func TestUpsert_WireAffectedRows(t *testing.T) {
+	e := enginetest.Open(t)
+	h, _ := serve(t, e, "")
+	for _, q := range []string{"CREATE DATABASE d", "USE d", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(5))", "INSERT INTO t VALUES (1, 'a'), (2, 'b')"} {
+		if _, err := h.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, c := range []struct {
+		q    string
+		args []any
+		want int64
+	}{
+		{"REPLACE INTO t VALUES (1, 'x'), (3, 'c')", nil, 3},
+		{"REPLACE INTO t VALUES (?, ?)", []any{2, "y"}, 2},
+		{"INSERT INTO t VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", []any{3, "z"}, 2},
+		{"INSERT INTO t VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", []any{3, "z"}, 0},
+		{"INSERT INTO t VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", []any{4, "d"}, 1},
+	} {
+		res, err := h.Exec(c.q, c.args...)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.q, c.args, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != c.want {
+			t.Errorf("%s %v: %d rows affected (%v), want %d", c.q, c.args, n, err, c.want)
+		}
+	}
+	if _, err := h.Exec("INSERT INTO t VALUES (?, ?)", 4, "dup"); err == nil || !strings.Contains(err.Error(), "1062") {
+		t.Errorf("prepared duplicate insert: %v, want 1062", err)
+	}
+}
+
+// TestUpsert_KeyCheckReadsOnlyFilesItMayHit: checking a new key reads the
+// key columns of the files whose bounds admit it and nothing else, so an
+// INSERT of keys past every file's bounds reads no file: here one file
+// cannot be read at all, and only a key inside its bounds notices.
+func TestUpsert_KeyCheckReadsOnlyFilesItMayHit(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.Open(t)
+	c := e.Connect("root")
+	for _, q := range []string{"CREATE DATABASE d", "USE d", "CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+		"INSERT INTO t VALUES (1, 0), (2, 0)", "INSERT INTO t VALUES (10, 0), (12, 0)", "INSERT INTO t VALUES (20, 0), (22, 0)"} {
+		if err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	ds, err := e.Catalog().Dataset(ctx, catalogstore.Ident{Workspace: "main", Collection: "d", Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := e.Catalog().Files(ctx, ds, ds.CurrentSnapshotID)
+	if err != nil || len(files) != 3 {
+		t.Fatalf("%d files (%v), want 3", len(files), err)
+	}
+	if err := e.Catalog().Blob().Delete(ctx, files[1].Path); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"INSERT INTO t VALUES (30, 1), (5, 1)",
+		"REPLACE INTO t VALUES (2, 2), (40, 2)",
+		"INSERT INTO t VALUES (21, 3), (22, 3) ON DUPLICATE KEY UPDATE v = 3",
+	} {
+		if err := c.Exec(ctx, q); err != nil {
+			t.Errorf("%s (no key in the unreadable file's bounds): %v", q, err)
+		}
+	}
+	if err := c.Exec(ctx, "INSERT INTO t VALUES (11, 1)"); err == nil {
+		t.Error("a key inside the unreadable file's bounds was not checked against it")
+	}
 }
