@@ -85,7 +85,10 @@ func (p *DMLFix) fix(ctx context.Context, st ast.Statement) (ast.Statement, erro
 	var text string
 	switch x := st.(type) {
 	case *ast.Insert:
-		if len(x.Columns) == 0 && len(x.OnDup) > 0 {
+		if !selectWithValues(x) {
+			return st, nil
+		}
+		if len(x.Columns) == 0 {
 			x.Columns = p.columnsOf(sctx, x.Table)
 		}
 		if !insertSelectValues(x) {

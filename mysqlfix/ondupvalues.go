@@ -27,13 +27,10 @@ const onDupValuesAlias = "__new_ins"
 
 // insertSelectValues rewrites ins as above and reports whether it did.
 func insertSelectValues(ins *ast.Insert) bool {
-	if len(ins.OnDup) == 0 || len(ins.Columns) == 0 {
+	if !selectWithValues(ins) || len(ins.Columns) == 0 {
 		return false
 	}
-	sel, ok := ins.Rows.(ast.SelectStatement)
-	if !ok || !containsExpr(ins.OnDup, isValuesFunc) {
-		return false
-	}
+	sel := ins.Rows.(ast.SelectStatement)
 	cols := make(ast.Columns, len(ins.Columns))
 	copy(cols, ins.Columns)
 	ins.Rows = &ast.Select{
@@ -44,6 +41,13 @@ func insertSelectValues(ins *ast.Insert) bool {
 		}},
 	}
 	return true
+}
+
+// selectWithValues reports whether ins is INSERT … SELECT … ON DUPLICATE
+// KEY UPDATE with an unqualified VALUES(col).
+func selectWithValues(ins *ast.Insert) bool {
+	_, ok := ins.Rows.(ast.SelectStatement)
+	return ok && len(ins.OnDup) > 0 && containsExpr(ins.OnDup, isValuesFunc)
 }
 
 // isValuesFunc matches VALUES(col) naming no table (a qualified one is
