@@ -56,6 +56,11 @@ func (c *Catalog) AddFileSources(ctx context.Context, id Ident, srcs []FileSourc
 	if len(ds.Spec.Fields) > 0 {
 		return nil, fmt.Errorf("%w: add_files to the partitioned dataset %s (its files would need partition values)", ErrNotSupported, id.Short())
 	}
+	if len(ds.Schema.Key()) > 0 {
+		// Registered files are not checked row by row, so nothing would
+		// keep the key unique.
+		return nil, fmt.Errorf("%w: add_files to %s, which has a primary key (load with INSERT … SELECT, or DROP PRIMARY KEY first)", ErrNotSupported, id.Short())
+	}
 	if err := c.checkNotLive(ctx, ds, srcs); err != nil {
 		return nil, err
 	}

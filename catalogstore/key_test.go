@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
@@ -84,6 +85,37 @@ func TestPrimaryKey_PersistsInOrder(t *testing.T) {
 		js := schema.Schema{Columns: []schema.Column{{Name: "j", Type: schema.Type{Kind: schema.JSON}, PrimaryKey: true}}}
 		if _, err := e.cat.CreateDataset(ctx, catalogstore.Ident{Workspace: e.ws, Collection: "c", Name: "j"}, js, "tester", catalogstore.CreateDatasetOptions{}); !errors.Is(err, catalogstore.ErrSchema) {
 			t.Fatalf("JSON key: %v, want ErrSchema", err)
+		}
+	})
+}
+
+// TestPrimaryKey_AddFilesRefused: add_files registers files without
+// reading them, so on a keyed table it is refused and changes nothing; a
+// pure append prepared against a snapshot that is no longer the head is
+// not re-based (its keys were checked against that snapshot).
+func TestPrimaryKey_AddFilesRefused(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		ds := e.dataset(t, "c", "t")
+		a := writeIDs(t, e, ds, "ext-a.parquet", 10, 11)
+		if _, err := e.cat.AlterSchema(ctx, ds.Ident(), "x", catalogstore.SchemaChange{Kind: catalogstore.SetPrimaryKey, Key: []string{"id"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.cat.AddFiles(ctx, ds.Ident(), []string{a.Path}, "x", false); !errors.Is(err, catalogstore.ErrNotSupported) {
+			t.Fatalf("add_files to a keyed table: %v, want ErrNotSupported", err)
+		}
+		head, _ := e.cat.Dataset(ctx, ds.Ident())
+		if head.CurrentSnapshotID != 0 {
+			t.Fatalf("refused add_files committed snapshot %d", head.CurrentSnapshotID)
+		}
+		if _, err := e.cat.Commit(ctx, ds.Ident(), catalogstore.Commit{Operation: catalogstore.OpAppend, Author: "x",
+			Added: []manifest.DataFile{fakeFile(ds, 1, 1)}, ExpectedUUID: head.UUID}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := e.cat.Commit(ctx, ds.Ident(), catalogstore.Commit{Operation: catalogstore.OpAppend, Author: "x",
+			Added: []manifest.DataFile{fakeFile(ds, 2, 1)}, ExpectedUUID: head.UUID, BaseSnapshotID: 0, NoRebase: true})
+		if !errors.Is(err, catalogstore.ErrCommitConflict) {
+			t.Fatalf("a NoRebase append on a moved head: %v, want ErrCommitConflict", err)
 		}
 	})
 }
