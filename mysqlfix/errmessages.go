@@ -28,10 +28,14 @@ var missingVerb = regexp.MustCompile(`%!\w?\(MISSING\)`)
 var gmsWindowMix = sql.ErrNonAggregatedColumnWithoutGroupBy.New().Error()
 
 // FixMessage returns err with a readable message when GMS formatted it
-// without its values, with MySQL's code where GMS used another
-// statement's (alterCode), or without the object a privilege refusal is
-// about (privileges.go); any other error is returned unchanged.
+// without its values or prefixed MySQL's (duplicateEntry), with MySQL's
+// code where GMS used another statement's (alterCode), or without the
+// object a privilege refusal is about (privileges.go); any other error is
+// returned unchanged.
 func FixMessage(err error, query string) error {
+	if dup, ok := duplicateEntry(err); ok {
+		return dup
+	}
 	if pe := privilegeError(err, query); pe != nil {
 		return pe
 	}
@@ -51,6 +55,30 @@ func FixMessage(err error, query string) error {
 	// Nothing in the statement says what the value was: say so plainly.
 	msg := missingVerb.ReplaceAllString(se.Message, "?")
 	return mysql.NewSQLError(se.Num, se.State, "%s", msg)
+}
+
+// gmsDuplicatePrefix is what GMS puts before the message of a key
+// violation (sql.ErrPrimaryKeyViolation wrapping the provider's
+// sql.UniqueKeyError); the provider's message is MySQL's own.
+const gmsDuplicatePrefix = "duplicate primary key given: "
+
+// duplicateEntry returns a primary-key violation as MySQL words it,
+// "Duplicate entry '1' for key 't.PRIMARY'" (1062, 23000), whether GMS
+// has made it a SQLError yet or not.
+func duplicateEntry(err error) (error, bool) {
+	if err == nil {
+		return nil, false
+	}
+	msg := err.Error()
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		msg = se.Message
+	}
+	i := strings.Index(msg, gmsDuplicatePrefix+"Duplicate entry '")
+	if i < 0 {
+		return nil, false
+	}
+	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", msg[i+len(gmsDuplicatePrefix):]), true
 }
 
 // windowMixError names the select-list expression that mixes a window

@@ -51,3 +51,20 @@ func TestFixMessage_NoFormatArtifacts(t *testing.T) {
 		t.Error("a well-formed error was changed")
 	}
 }
+
+// TestFixMessage_DuplicateEntry: a primary-key violation reaches the
+// client in MySQL's words, raw from GMS or already a SQLError.
+func TestFixMessage_DuplicateEntry(t *testing.T) {
+	const want = "Duplicate entry '1-a' for key 't.PRIMARY'"
+	raw := sql.NewWrappedInsertError(sql.Row{1, "a"}, sql.NewUniqueKeyErr(want, true, sql.Row{1, "a"}))
+	for _, err := range []error{raw, sql.CastSQLError(raw)} {
+		var se *mysql.SQLError
+		if got := mysqlfix.FixMessage(err, "INSERT …"); !errors.As(got, &se) || se.Num != mysql.ERDupEntry || se.Message != want {
+			t.Errorf("%v → %v, want 1062 %q", err, got, want)
+		}
+	}
+	other := errors.New("something else")
+	if got := mysqlfix.FixMessage(other, ""); got != other {
+		t.Errorf("an unrelated error changed: %v", got)
+	}
+}

@@ -266,7 +266,8 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 
 // checkUpdate keeps the key unique across an update of old to new. An
 // update that keeps the key cannot break it: the index is loaded only
-// when a key changes (or an earlier write of the statement loaded it).
+// when a key changes, and otherwise only told of the new row (if an
+// earlier write of the statement or transaction loaded it).
 func (e *editor) checkUpdate(ctx *sql.Context, old, new sql.Row) error {
 	if !e.keyed {
 		return nil
@@ -274,12 +275,15 @@ func (e *editor) checkUpdate(ctx *sql.Context, old, new sql.Row) error {
 	if _, err := e.table(); err != nil {
 		return sqlerr.Wrap(err)
 	}
+	same, err := sameKey(ctx, e.t, old, new)
+	if err != nil {
+		return sqlerr.Wrap(err)
+	}
 	ki := e.sw.keys
+	if ki == nil && same {
+		return nil
+	}
 	if ki == nil {
-		same, err := sameKey(ctx, e.t, old, new)
-		if err != nil || same {
-			return sqlerr.Wrap(err)
-		}
 		if ki, err = e.keys(ctx); err != nil {
 			return sqlerr.Wrap(err)
 		}
@@ -287,12 +291,14 @@ func (e *editor) checkUpdate(ctx *sql.Context, old, new sql.Row) error {
 	if err := ki.remove(ctx, old); err != nil {
 		return sqlerr.Wrap(err)
 	}
-	ex, err := ki.existing(ctx, new)
-	if err != nil {
-		return sqlerr.Wrap(err)
-	}
-	if ex != nil {
-		return ki.duplicate(ctx, new, ex)
+	if !same {
+		ex, err := ki.existing(ctx, new)
+		if err != nil {
+			return sqlerr.Wrap(err)
+		}
+		if ex != nil {
+			return ki.duplicate(ctx, new, ex)
+		}
 	}
 	return sqlerr.Wrap(ki.insert(ctx, new.Copy()))
 }
