@@ -226,6 +226,21 @@ var upsertScripts = []scriptTest{
 		},
 	},
 	{
+		name: "a materialized view refuses REPLACE and upserts",
+		setup: []string{
+			"CREATE DATABASE d", "USE d",
+			"CREATE TABLE src (id INT PRIMARY KEY, v INT)",
+			"INSERT INTO src VALUES (1, 10)",
+			"CREATE MATERIALIZED VIEW mv AS SELECT id, v FROM src",
+		},
+		checks: []check{
+			{query: "REPLACE INTO mv VALUES (1, 0)", wantErr: "1288 d.mv"},
+			{query: "INSERT INTO mv VALUES (1, 0) ON DUPLICATE KEY UPDATE v = 0", wantErr: "1288 d.mv"},
+			{query: "UPDATE mv JOIN src ON mv.id = src.id SET mv.v = 0", wantErr: "1288 d.mv"},
+			{query: "SELECT id, v FROM mv", want: []string{"1|10"}},
+		},
+	},
+	{
 		name: "egress protection sees the read set of REPLACE, upserts and UPDATE JOIN",
 		setup: []string{
 			"CREATE DATABASE sales",
