@@ -102,7 +102,11 @@ type Commit struct {
 	// NoRebase refuses a lost race (ErrCommitConflict, re-prepare) even
 	// for a pure append: its rows were checked against the base snapshot
 	// for primary-key uniqueness, which rows committed since may break.
+	// With Recheck, a pure append re-bases after all when Recheck accepts
+	// the data files that became live since its base (its error, such as
+	// a duplicate key, fails the commit).
 	NoRebase bool
+	Recheck  func(ctx context.Context, since []manifest.DataFile) error
 }
 
 // userCreated reports whether triggers fire for the commit.
@@ -170,6 +174,11 @@ func (c *Catalog) commitRebasing(ctx context.Context, id Ident, cm Commit) (*Sna
 			}
 			return nil, err
 		}
+		if cm.NoRebase {
+			if rerr := c.recheck(ctx, cur, base, cm.Recheck); rerr != nil {
+				return nil, rerr
+			}
+		}
 		base = cur.CurrentSnapshotID
 		// Full jitter: a uniform pause up to the growing bound, so two
 		// processes that collided once rarely collide again.
@@ -181,6 +190,30 @@ func (c *Catalog) commitRebasing(ctx context.Context, id Ident, cm Commit) (*Sna
 		}
 		backoff = min(backoff*2, maxRebaseBackoff)
 	}
+}
+
+// recheck hands fn the data files live at cur's head that were not live
+// at snapshot base.
+func (c *Catalog) recheck(ctx context.Context, cur *Dataset, base int64, fn func(context.Context, []manifest.DataFile) error) error {
+	before, _, err := c.Files(ctx, cur, base)
+	if err != nil {
+		return err
+	}
+	now, _, err := c.Files(ctx, cur, cur.CurrentSnapshotID)
+	if err != nil {
+		return err
+	}
+	had := make(map[string]bool, len(before))
+	for _, f := range before {
+		had[f.Path] = true
+	}
+	var since []manifest.DataFile
+	for _, f := range now {
+		if !had[f.Path] {
+			since = append(since, f)
+		}
+	}
+	return fn(ctx, since)
 }
 
 // dropped returns the commit error for a table that was dropped (or
@@ -200,7 +233,7 @@ func (c *Catalog) dropped(ctx context.Context, id Ident, uuid string) error {
 // rebases reports whether a lost race may be retried on the new head:
 // only pure additions commute.
 func (c *Catalog) rebases(cm Commit) bool {
-	return !cm.NoRebase && (cm.Operation == OpAppend || cm.Operation == OpAddFiles) && !cm.ReplaceAll && len(cm.Removed) == 0 && cm.ManifestFiles == nil && cm.ReuseManifest == ""
+	return (!cm.NoRebase || cm.Recheck != nil) && (cm.Operation == OpAppend || cm.Operation == OpAddFiles) && !cm.ReplaceAll && len(cm.Removed) == 0 && cm.ManifestFiles == nil && cm.ReuseManifest == ""
 }
 
 // tryCommit is one attempt on base: read the parent manifest, write the new

@@ -117,5 +117,26 @@ func TestPrimaryKey_AddFilesRefused(t *testing.T) {
 		if !errors.Is(err, catalogstore.ErrCommitConflict) {
 			t.Fatalf("a NoRebase append on a moved head: %v, want ErrCommitConflict", err)
 		}
+		// With Recheck it re-bases when Recheck accepts what landed since
+		// (and is handed exactly that), and fails with Recheck's error.
+		var seen []string
+		accept := func(_ context.Context, since []manifest.DataFile) error {
+			for _, f := range since {
+				seen = append(seen, f.Path)
+			}
+			return nil
+		}
+		if _, err := e.cat.Commit(ctx, ds.Ident(), catalogstore.Commit{Operation: catalogstore.OpAppend, Author: "x",
+			Added: []manifest.DataFile{fakeFile(ds, 3, 1)}, ExpectedUUID: head.UUID, BaseSnapshotID: 0, NoRebase: true, Recheck: accept}); err != nil {
+			t.Fatalf("rechecked append: %v", err)
+		}
+		if len(seen) != 1 || seen[0] != fakeFile(ds, 1, 1).Path {
+			t.Fatalf("Recheck saw %v, want the one file committed since", seen)
+		}
+		refuse := func(context.Context, []manifest.DataFile) error { return catalogstore.ErrDuplicateKey }
+		if _, err := e.cat.Commit(ctx, ds.Ident(), catalogstore.Commit{Operation: catalogstore.OpAppend, Author: "x",
+			Added: []manifest.DataFile{fakeFile(ds, 4, 1)}, ExpectedUUID: head.UUID, BaseSnapshotID: 0, NoRebase: true, Recheck: refuse}); !errors.Is(err, catalogstore.ErrDuplicateKey) {
+			t.Fatalf("refused recheck: %v, want ErrDuplicateKey", err)
+		}
 	})
 }

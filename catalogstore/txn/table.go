@@ -338,6 +338,9 @@ func (t *Table) commitFiles(ctx context.Context, author string, added []manifest
 		// snapshot: rows committed since could duplicate them.
 		NoRebase: len(t.tg.schema.Key()) > 0,
 	}
+	if cm.NoRebase && !t.truncate && len(t.deletes) == 0 && len(t.keyDeletes) == 0 {
+		cm.Recheck = t.keyRecheck(added)
+	}
 	switch {
 	case t.truncate && len(added) > 0:
 		cm.Operation, cm.ReplaceAll = catalogstore.OpOverwrite, true
