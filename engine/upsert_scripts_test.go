@@ -153,6 +153,14 @@ var upsertScripts = []scriptTest{
 			{query: "INSERT INTO t VALUES (2, 'new')", want: nil},
 			{query: "INSERT INTO t VALUES (2, 'x') ON DUPLICATE KEY UPDATE v = CONCAT(v, '+')", want: nil},
 			{query: "SELECT id, v FROM t", want: []string{"1|A", "2|new+", "3|C"}},
+			// The key index kept across statements follows IGNORE's
+			// per-row statements and UPDATEs that keep the key.
+			{query: "INSERT IGNORE INTO t VALUES (1, 'no'), (9, 'n'), (9, 'no')", want: nil},
+			{query: "UPDATE t SET v = 'u' WHERE id = 9", want: nil},
+			{query: "INSERT INTO t VALUES (9, 'q') ON DUPLICATE KEY UPDATE v = CONCAT(v, '!')", want: nil},
+			{query: "SELECT ROW_COUNT()", want: []string{"2"}},
+			{query: "DELETE FROM t WHERE id = 9", want: nil},
+			{query: "SELECT id, v FROM t", want: []string{"1|A", "2|new+", "3|C"}},
 			{query: "COMMIT", want: nil},
 			{query: "SELECT id, v FROM t", want: []string{"1|A", "2|new+", "3|C"}},
 			{query: snaps("t"), want: []string{"2"}},
