@@ -220,6 +220,10 @@ var upsertScripts = []scriptTest{
 			{query: "UPDATE t LEFT JOIN s ON t.id = s.id SET t.v = 0 WHERE s.id IS NULL", want: nil},
 			{query: "SELECT id, v FROM t", want: []string{"1|100", "2|21", "3|0"}},
 			{query: snaps("t"), want: []string{"4"}},
+			// A key collision part-way through changes nothing.
+			{query: "UPDATE t JOIN s ON t.id = s.id SET t.id = t.id + 1, t.v = -1", wantErr: "1062 Duplicate entry"},
+			{query: "SELECT id, v FROM t", want: []string{"1|100", "2|21", "3|0"}},
+			{query: snaps("t"), want: []string{"4"}},
 			// Keyless, with aliases, a comma join, a filter on both sides and
 			// two columns set from the other table.
 			{query: "UPDATE k AS x, s AS y SET x.v = y.w, x.id = y.id * 10 WHERE x.id = y.id AND y.w > 150 AND x.v > 0", want: nil},
