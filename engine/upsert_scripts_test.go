@@ -232,9 +232,18 @@ var upsertScripts = []scriptTest{
 			{query: "UPDATE k JOIN s ON k.id = s.id JOIN t ON t.id = s.id SET k.v = t.v + s.w", want: nil},
 			{query: "SELECT id, v FROM k", want: []string{"1|200", "20|200", "20|200", "3|30"}},
 			{query: snaps("k"), want: []string{"4"}},
-			// Outer joins of a keyless target stay refused, and change nothing.
-			{query: "UPDATE k LEFT JOIN s ON k.id = s.id SET k.v = 0", wantErr: "1235 keyless"},
-			{query: snaps("k"), want: []string{"4"}},
+			// A LEFT JOIN of a keyless target: the anti-join, and values
+			// from the matching row or NULL.
+			{query: "UPDATE k LEFT JOIN s ON k.id = s.id SET k.v = -1 WHERE s.id IS NULL", want: nil},
+			{query: "SELECT ROW_COUNT()", want: []string{"3"}},
+			{query: "SELECT id, v FROM k", want: []string{"1|200", "20|-1", "20|-1", "3|-1"}},
+			{query: "UPDATE k LEFT JOIN s ON k.id = s.id SET v = COALESCE(w, 7)", want: nil},
+			{query: "SELECT ROW_COUNT()", want: []string{"4"}},
+			{query: "SELECT id, v FROM k", want: []string{"1|100", "20|7", "20|7", "3|7"}},
+			{query: snaps("k"), want: []string{"6"}},
+			// Other outer joins of a keyless target stay refused, and change nothing.
+			{query: "UPDATE k RIGHT JOIN s ON k.id = s.id SET k.v = 0", wantErr: "1235 keyless"},
+			{query: snaps("k"), want: []string{"6"}},
 		},
 	},
 	{

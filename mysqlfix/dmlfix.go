@@ -29,7 +29,9 @@ import (
 //     WHERE (SELECT 1 FROM s WHERE k.id = s.id AND s.x > 0 LIMIT 1) IS NOT NULL
 //
 //     (A target row joined with several rows takes its values from one of
-//     them, as in MySQL.) Outer joins and several targets keep GMS's error.
+//     them, as in MySQL.) A LEFT JOIN of the target with one table is
+//     rewritten likewise (leftjoinupdate.go); other outer joins and
+//     several targets keep GMS's error.
 //
 // A statement parsed without a session (ParseSimple) is not rewritten.
 type DMLFix struct {
@@ -98,7 +100,9 @@ func (p *DMLFix) fix(ctx context.Context, st ast.Statement) (ast.Statement, erro
 	case *ast.Update:
 		var ok bool
 		if text, ok = p.keylessUpdateJoin(sctx, x); !ok {
-			return st, nil
+			if text, ok = p.keylessLeftJoin(sctx, x); !ok {
+				return st, nil
+			}
 		}
 	default:
 		return st, nil

@@ -51,7 +51,11 @@ func TestDMLFix_Rewrites(t *testing.T) {
 		// Left alone: a keyed target, an outer join, two targets, an
 		// ambiguous column, an unknown table, a single table.
 		{"UPDATE pk JOIN s ON pk.id = s.id SET pk.v = s.w", ""},
-		{"UPDATE k LEFT JOIN s ON k.id = s.id SET k.v = 0", ""},
+		{"UPDATE k LEFT JOIN s ON k.id = s.id SET k.v = s.w WHERE s.id IS NULL",
+			"update k set k.v = case when (select 1 from s where (k.id = s.id) and (s.id is null) limit 1) is not null then (select s.w from s where (k.id = s.id) and (s.id is null) limit 1) else (null) end " +
+				"where (select 1 from s where (k.id = s.id) and (s.id is null) limit 1) is not null or ((select 1 from s where (k.id = s.id) limit 1) is null and (null is null))"},
+		{"UPDATE k RIGHT JOIN s ON k.id = s.id SET k.v = 0", ""},
+		{"UPDATE k LEFT JOIN s ON k.id = s.id SET k.v = 0 WHERE id > 1", ""},
 		{"UPDATE k JOIN s ON k.id = s.id SET k.v = 0, s.w = 0", ""},
 		{"UPDATE k JOIN s ON k.id = s.id SET id = 0", ""},
 		{"UPDATE k JOIN nowhere n ON k.id = n.id SET k.v = 0", ""},
