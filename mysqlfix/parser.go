@@ -169,6 +169,11 @@ func (p *Parser) rewriteSelect(sel ast.SelectStatement) (string, bool, error) {
 		if p.orderByAliases(s) {
 			changed = true
 		}
+		// After orderByAliases: the expressions it copies in are already
+		// resolved and must not have their names taken for aliases.
+		if distinctOrdinals(s) {
+			changed = true
+		}
 		return render(s), changed, nil
 	}
 	return render(sel), false, nil
