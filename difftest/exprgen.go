@@ -24,6 +24,21 @@ func (s scope) ofKind(k Kind) []ref {
 	return out
 }
 
+// operands are the columns of kind k that may enter an expression. Not
+// unsigned integers: lakesql computes their arithmetic as signed BIGINT
+// where MySQL's is BIGINT UNSIGNED with error 1690 below zero (issue 16,
+// "BIGINT UNSIGNED arithmetic wraps"); they are still selected, grouped,
+// joined and aggregated as columns.
+func (s scope) operands(k Kind) []ref {
+	var out []ref
+	for _, c := range s.ofKind(k) {
+		if !c.t.Unsigned {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // expr writes a random expression of kind k over s, at most depth deep.
 // Leaves are columns of s (when it has one of that kind) or literals.
 func (g *Gen) expr(s scope, k Kind, depth int) string {
@@ -45,13 +60,14 @@ func (g *Gen) expr(s scope, k Kind, depth int) string {
 	case KindDatetime:
 		return g.datetimeExpr(s, d)
 	default:
-		return g.cond(s, d)
+		// Parenthesised: GMS's parser refuses `a >= b NOT IN (…)`.
+		return "(" + g.cond(s, d) + ")"
 	}
 }
 
 // leaf is a column of kind k from s, or a literal of that kind.
 func (g *Gen) leaf(s scope, k Kind) string {
-	if cols := s.ofKind(k); len(cols) > 0 && g.r.IntN(4) != 0 {
+	if cols := s.operands(k); len(cols) > 0 && g.r.IntN(4) != 0 {
 		return cols[g.r.IntN(len(cols))].sql
 	}
 	switch k {
@@ -64,12 +80,30 @@ func (g *Gen) leaf(s scope, k Kind) string {
 	case KindString:
 		return pick(g.r, "'a'", "'b'", "''", "'ab'", "'x1'", "'10'", "'A'")
 	case KindDate:
-		return pick(g.r, "DATE '2024-01-15'", "DATE '2024-02-29'", "DATE '1999-12-31'")
+		// Not DATE '…': GMS types the literal as TEXT (MySQL: DATE).
+		return pick(g.r, "CAST('2024-01-15' AS DATE)", "CAST('2024-02-29' AS DATE)", "CAST('1999-12-31' AS DATE)")
 	case KindDatetime:
-		return pick(g.r, "TIMESTAMP '2024-01-15 10:30:00'", "TIMESTAMP '2024-03-01 00:00:00'")
+		// Not TIMESTAMP '…': GMS types the literal as TEXT (MySQL: DATETIME).
+		return pick(g.r, "CAST('2024-01-15 10:30:00' AS DATETIME)", "CAST('2024-03-01 00:00:00' AS DATETIME)")
 	default:
 		return pick(g.r, "TRUE", "FALSE")
 	}
+}
+
+// smallDecimal is a DECIMAL column of at most 9 integer digits, or a
+// literal: GMS types FLOOR/CEILING/ROUND of any DECIMAL as INT and clamps
+// wider values to the int32 range (MySQL: BIGINT or DECIMAL, exact).
+func (g *Gen) smallDecimal(s scope) string {
+	var small []ref
+	for _, c := range s.ofKind(KindDecimal) {
+		if c.t.Prec-c.t.Scale <= 9 {
+			small = append(small, c)
+		}
+	}
+	if len(small) > 0 && g.r.IntN(3) != 0 {
+		return small[g.r.IntN(len(small))].sql
+	}
+	return g.leaf(nil, KindDecimal)
 }
 
 // numKind draws one of the numeric kinds.
@@ -89,7 +123,8 @@ func (g *Gen) intExpr(s scope, d int) string {
 	case 3:
 		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "2", "3", "-4"))
 	case 4:
-		return fmt.Sprintf("(%s %% %s)", a(), pick(g.r, "2", "3", "-4"))
+		// Not x % n: GMS types an integer MOD as DECIMAL (MySQL: BIGINT).
+		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "5", "-2"))
 	case 5:
 		return fmt.Sprintf("ABS(%s)", a())
 	case 6:
@@ -103,13 +138,22 @@ func (g *Gen) intExpr(s scope, d int) string {
 	case 10:
 		return fmt.Sprintf("IF(%s, %s, %s)", g.cond(s, d), a(), a())
 	case 11:
-		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), a(), a())
+		// Over integer leaves only: GMS's GREATEST/LEAST refuse a
+		// decimal.Decimal value (1105), which FLOOR(1.5) evaluates to.
+		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.leaf(s, KindInt), g.leaf(s, KindInt))
 	case 12:
-		return fmt.Sprintf("%s(%s)", pick(g.r, "FLOOR", "CEILING", "ROUND"), g.expr(s, KindDecimal, d))
+		// Not FLOOR/CEILING/ROUND of a DECIMAL: GMS types them INT but
+		// evaluates a decimal (so SUM(ROUND(x)) prints "-48.0") and clamps
+		// wide values to the int32 range; MySQL types them BIGINT or
+		// DECIMAL, exact. Of a small DECIMAL column, cast back to SIGNED.
+		return fmt.Sprintf("CAST(%s AS SIGNED)", g.smallDecimal(s))
 	case 13:
 		return fmt.Sprintf("CAST(%s AS SIGNED)", g.expr(s, pick3(g, KindInt, KindDecimal, KindBool), d))
 	case 14:
-		return fmt.Sprintf("-%s", a())
+		// Not -x: GMS's parser refuses --1 (MySQL reads it as -(-1)), and
+		// -(x) of an INT stays INT, so -(-2147483648) clamps to
+		// 2147483647 (MySQL: BIGINT 2147483648).
+		return fmt.Sprintf("(0 - %s)", a())
 	default:
 		return fmt.Sprintf("%s(%s)", pick(g.r, "HOUR", "MINUTE"), g.expr(s, KindDatetime, d))
 	}
@@ -119,8 +163,12 @@ func pick3(g *Gen, ks ...Kind) Kind { return ks[g.r.IntN(len(ks))] }
 
 func (g *Gen) decimalExpr(s scope, d int) string {
 	a := func() string { return g.expr(s, pick3(g, KindDecimal, KindDecimal, KindInt), d) }
-	switch g.r.IntN(10) {
-	case 0, 1:
+	// No ROUND(d, n), CASE, IF or COALESCE over DECIMALs: GMS gives their
+	// result the scale of whichever value comes out (CASE of DECIMAL(2,1)
+	// and DECIMAL(26,2) prints 5.4, MySQL 5.40), and ROUND(d, n) the
+	// argument's scale.
+	switch g.r.IntN(8) {
+	case 0, 1, 5:
 		return fmt.Sprintf("(%s + %s)", g.expr(s, KindDecimal, d), a())
 	case 2:
 		return fmt.Sprintf("(%s - %s)", g.expr(s, KindDecimal, d), a())
@@ -128,17 +176,17 @@ func (g *Gen) decimalExpr(s scope, d int) string {
 		return fmt.Sprintf("(%s * %s)", g.expr(s, KindDecimal, d), a())
 	case 4:
 		return fmt.Sprintf("(%s / %s)", a(), a())
-	case 5:
-		return fmt.Sprintf("ROUND(%s, %d)", g.expr(s, KindDecimal, d), g.r.IntN(4))
 	case 6:
-		return fmt.Sprintf("TRUNCATE(%s, %d)", g.expr(s, KindDecimal, d), g.r.IntN(3))
+		// Not TRUNCATE(x, d): GMS has no such function (1105).
+		return fmt.Sprintf("(%s * 2)", g.expr(s, KindDecimal, d))
 	case 7:
-		p := 1 + g.r.IntN(20)
-		return fmt.Sprintf("CAST(%s AS DECIMAL(%d,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), p, g.r.IntN(min(p, 6)+1))
-	case 8:
-		return fmt.Sprintf("ABS(%s)", g.expr(s, KindDecimal, d))
+		// Scale ≥ 1 and room for every value: GMS's CAST AS DECIMAL(p,0)
+		// does not round, and an out-of-range CAST gives 0, not the
+		// clamped value MySQL gives with warning 1264.
+		sc := 1 + g.r.IntN(6)
+		return fmt.Sprintf("CAST(%s AS DECIMAL(%d,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), 30+sc, sc)
 	default:
-		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", g.cond(s, d), g.expr(s, KindDecimal, d), g.expr(s, KindDecimal, d))
+		return fmt.Sprintf("ABS(%s)", g.expr(s, KindDecimal, d))
 	}
 }
 
@@ -191,15 +239,16 @@ func (g *Gen) stringExpr(s scope, d int) string {
 }
 
 func (g *Gen) dateExpr(s scope, d int) string {
-	switch g.r.IntN(4) {
+	switch g.r.IntN(3) {
 	case 0:
 		return fmt.Sprintf("DATE(%s)", g.expr(s, KindDatetime, d))
 	case 1:
 		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDate, d), g.r.IntN(40)-10, pick(g.r, "DAY", "MONTH", "YEAR"))
-	case 2:
-		return fmt.Sprintf("COALESCE(%s, %s)", g.expr(s, KindDate, d), g.leaf(nil, KindDate))
 	default:
-		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.expr(s, KindDate, d), g.expr(s, KindDate, d))
+		// Over leaves only, and no GREATEST/LEAST of dates: GMS types
+		// COALESCE of differently typed temporals, and GREATEST of DATEs,
+		// as TEXT or DATETIME (MySQL: DATE).
+		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDate), g.leaf(nil, KindDate))
 	}
 }
 
@@ -208,7 +257,9 @@ func (g *Gen) datetimeExpr(s scope, d int) string {
 	case 0:
 		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDatetime, d), g.r.IntN(40)-10, pick(g.r, "HOUR", "MINUTE", "DAY", "SECOND"))
 	case 1:
-		return fmt.Sprintf("COALESCE(%s, %s)", g.expr(s, KindDatetime, d), g.leaf(nil, KindDatetime))
+		// Leaves only: GMS types DATE_ADD of a DATETIME as DATETIME(6),
+		// and COALESCE(DATETIME(6), DATETIME) as TEXT (MySQL: DATETIME).
+		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDatetime), g.leaf(nil, KindDatetime))
 	default:
 		return fmt.Sprintf("DATE_SUB(%s, INTERVAL %d DAY)", g.expr(s, KindDatetime, d), g.r.IntN(30))
 	}
@@ -236,7 +287,10 @@ func (g *Gen) cond(s scope, depth int) string {
 		k := g.anyKind()
 		return fmt.Sprintf("%s %sIN (%s, %s, %s)", g.expr(s, k, d), pick(g.r, "", "NOT "), g.leaf(nil, k), g.leaf(nil, k), g.leaf(nil, k))
 	case 6:
-		return fmt.Sprintf("%s LIKE %s", g.expr(s, KindString, d), pick(g.r, "'a%'", "'%b'", "'_'", "'%'", "'A%'", "'%\\_%'"))
+		// No '\_' or '\%' patterns: GMS's lexer unescapes them in every
+		// string literal ('\_' is "_"), MySQL keeps the backslash, so
+		// LIKE '%\_%' matches every string on lakesql.
+		return fmt.Sprintf("%s LIKE %s", g.expr(s, KindString, d), pick(g.r, "'a%'", "'%b'", "'_'", "'%'", "'A%'", "'a_'"))
 	case 7:
 		if cols := s.ofKind(KindBool); len(cols) > 0 {
 			return cols[g.r.IntN(len(cols))].sql

@@ -49,9 +49,11 @@ func (g *Gen) from() (string, scope) {
 		alias := string(rune('b' + i))
 		us := tableScope(u, alias)
 		both := append(append(scope{}, s...), us...)
-		prev := s[g.r.IntN(len(s))].sql
-		if g.r.IntN(3) != 0 {
-			prev = "a.k"
+		// An integer column: GMS refuses to compare a DATE with an INT
+		// (1366) where MySQL compares them as numbers.
+		prev := "a.k"
+		if ints := s.operands(KindInt); g.r.IntN(3) == 0 {
+			prev = ints[g.r.IntN(len(ints))].sql
 		}
 		on := fmt.Sprintf("%s = %s.k", prev, alias)
 		if s[0].sql != prev && g.r.IntN(2) == 0 {
@@ -62,6 +64,12 @@ func (g *Gen) from() (string, scope) {
 			on += " AND " + g.cond(both, 1)
 		}
 		kind := pick(g.r, "JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN")
+		if kind == "RIGHT JOIN" && i < n-1 {
+			// A RIGHT JOIN only last: GMS returns rows MySQL does not for
+			// `a RIGHT JOIN b ON … JOIN c ON a.k = c.k` (the inner join
+			// on the null-extended side).
+			kind = "LEFT JOIN"
+		}
 		if g.r.IntN(8) == 0 {
 			clause += fmt.Sprintf(" CROSS JOIN %s %s", u.Name, alias)
 		} else {
@@ -76,10 +84,24 @@ func (g *Gen) from() (string, scope) {
 // (falling back to the keys).
 func (g *Gen) joinOn(left, right scope) string {
 	l := left[g.r.IntN(len(left))]
-	if cands := right.ofKind(l.t.Kind); len(cands) > 0 && l.t.Kind != KindBool {
+	if cands := comparable(l, right); len(cands) > 0 && l.t.Kind != KindBool {
 		return l.sql + " = " + cands[g.r.IntN(len(cands))].sql
 	}
 	return left[0].sql + " = " + right[0].sql
+}
+
+// comparable are the columns of s of l's kind that GMS compares with l
+// correctly: for DECIMALs only the same precision and scale, since GMS
+// converts one side to the other's type (a join fails with 1264, an IN
+// subquery drops rows) where MySQL compares the values.
+func comparable(l ref, s scope) []ref {
+	var out []ref
+	for _, c := range s.ofKind(l.t.Kind) {
+		if l.t.Kind != KindDecimal || c.t.SQL == l.t.SQL {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Next writes the next random query.
@@ -138,7 +160,7 @@ func (g *Gen) inSubquery(s scope) string {
 	outer := s[g.r.IntN(len(s))]
 	t := g.table()
 	ts := tableScope(t, "s")
-	cands := ts.ofKind(outer.t.Kind)
+	cands := comparable(outer, ts)
 	if len(cands) == 0 {
 		outer, cands = s[0], ts[:1]
 	}
@@ -150,9 +172,23 @@ func (g *Gen) inSubquery(s scope) string {
 	}
 	sub := fmt.Sprintf("SELECT %s FROM %s s", inner.sql, t.Name)
 	if g.r.IntN(2) == 0 {
-		sub += " WHERE " + g.cond(ts, 1)
+		sub += " WHERE " + g.colCond(ts)
 	}
 	return fmt.Sprintf("%s %sIN (%s)", outer.sql, not, sub)
+}
+
+// colCond is a condition on a column of s. Subqueries get only these:
+// GMS v0.20.0 panics ("vertex not found", 1105) planning an IN subquery
+// whose WHERE is a constant (`x IN (SELECT y FROM t WHERE ” IS NULL)`).
+func (g *Gen) colCond(s scope) string {
+	c := s[g.r.IntN(len(s))]
+	if c.t.Kind == KindBool {
+		return c.sql + pick(g.r, "", " IS NULL", " = FALSE")
+	}
+	if g.r.IntN(4) == 0 {
+		return c.sql + pick(g.r, " IS NULL", " IS NOT NULL")
+	}
+	return fmt.Sprintf("%s %s %s", c.sql, pick(g.r, "=", "<>", "<", ">="), g.leaf(nil, c.t.Kind))
 }
 
 // exists is a correlated [NOT] EXISTS on the key.
@@ -160,10 +196,14 @@ func (g *Gen) exists(s scope) string {
 	t := g.table()
 	ts := tableScope(t, "s")
 	cond := fmt.Sprintf("s.k = %s", s[0].sql)
+	// EXISTS only, not NOT EXISTS: GMS v0.20.0 turns NOT EXISTS into its
+	// NOT IN anti join, which drops outer rows whose key is NULL (for
+	// them the subquery is empty, so NOT EXISTS is true), and returns no
+	// rows at all when the correlated side is empty.
 	if g.r.IntN(2) == 0 {
-		cond += " AND " + g.cond(ts, 1)
+		cond += " AND " + g.colCond(ts)
 	}
-	return fmt.Sprintf("%sEXISTS (SELECT 1 FROM %s s WHERE %s)", pick(g.r, "", "NOT "), t.Name, cond)
+	return fmt.Sprintf("EXISTS (SELECT 1 FROM %s s WHERE %s)", t.Name, cond)
 }
 
 // scalarSubquery is an aggregate of another table, correlated on the key
@@ -232,10 +272,15 @@ func (g *Gen) agg(s scope) string {
 	case 2, 3:
 		return fmt.Sprintf("%s(%s)", pick(g.r, "MIN", "MAX"), c.sql)
 	default:
+		// SUM/AVG of numeric columns (and integer or float expressions),
+		// not of DECIMAL expressions: GMS gets the scale of ROUND(d, n) and
+		// of CASE over DECIMALs wrong, and AVG/SUM print that scale.
 		k := g.numKind()
-		num := s.ofKind(k)
 		arg := g.expr(s, k, 1)
-		if len(num) > 0 && g.r.IntN(2) == 0 {
+		if num := s.ofKind(k); k == KindDecimal || (len(num) > 0 && g.r.IntN(2) == 0) {
+			if len(num) == 0 {
+				return "COUNT(*)"
+			}
 			arg = num[g.r.IntN(len(num))].sql
 		}
 		return fmt.Sprintf("%s(%s)", pick(g.r, "SUM", "AVG", "SUM", "MIN", "MAX"), arg)
@@ -247,7 +292,14 @@ func (g *Gen) having(s scope) string {
 	if g.r.IntN(2) == 0 {
 		return fmt.Sprintf("COUNT(*) %s %d", pick(g.r, ">", ">=", "=", "<"), 1+g.r.IntN(3))
 	}
-	num := append(s.ofKind(KindInt), s.ofKind(KindDecimal)...)
+	// Columns of the first table only: GMS fails a HAVING aggregate over
+	// the inner side of a LEFT JOIN with 1146 "table not found: b".
+	var num []ref
+	for _, c := range append(s.ofKind(KindInt), s.ofKind(KindDecimal)...) {
+		if strings.HasPrefix(c.sql, "a.") {
+			num = append(num, c)
+		}
+	}
 	if len(num) == 0 {
 		return "COUNT(*) > 0"
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -123,4 +124,28 @@ func timed(ctx context.Context, c *sql.Conn, q string, d time.Duration) Result {
 	qctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	return query(qctx, c, q)
+}
+
+// Explain creates cfg's tables like Run, then runs stmts (separated by
+// ";") on both servers and describes each answer: names, wire types, rows
+// and the difference, for reproducing a mismatch by hand.
+func Explain(ctx context.Context, lake, oracle *sql.Conn, cfg Config, stmts string) []string {
+	cfg = withDefaults(cfg)
+	cfg.Queries = 0
+	rep, err := Run(ctx, lake, oracle, cfg)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	out := rep.TableSchema
+	for _, q := range strings.Split(stmts, ";") {
+		if q = strings.TrimSpace(q); q == "" {
+			continue
+		}
+		lr, or := timed(ctx, lake, q, cfg.QueryTimeout), timed(ctx, oracle, q, cfg.QueryTimeout)
+		out = append(out, q,
+			fmt.Sprintf("  lakesql: %v %v %v err=%v", lr.Names, lr.Types, normaliseRows(lr), lr.Err),
+			fmt.Sprintf("  MariaDB: %v %v %v err=%v", or.Names, or.Types, normaliseRows(or), or.Err),
+			"  diff: "+diff(lr, or, false))
+	}
+	return out
 }
