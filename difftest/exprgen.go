@@ -29,10 +29,13 @@ func (s scope) ofKind(k Kind) []ref {
 // where MySQL's is BIGINT UNSIGNED with error 1690 below zero (issue 16,
 // "BIGINT UNSIGNED arithmetic wraps"); they are still selected, grouped,
 // joined and aggregated as columns.
+//
+// Nor BIGINTs: their limits overflow in arithmetic, where MySQL raises
+// 1690 and lakesql returns a value (issue 16, out-of-range arithmetic).
 func (s scope) operands(k Kind) []ref {
 	var out []ref
 	for _, c := range s.ofKind(k) {
-		if !c.t.Unsigned {
+		if !c.t.Unsigned && c.t.Bits != 64 {
 			out = append(out, c)
 		}
 	}
@@ -119,14 +122,18 @@ func (g *Gen) intExpr(s scope, d int) string {
 	case 1:
 		return fmt.Sprintf("(%s - %s)", a(), a())
 	case 2:
-		return fmt.Sprintf("(%s * %s)", a(), a())
+		// Times a literal, so that INT limits stay inside BIGINT.
+		return fmt.Sprintf("(%s * %s)", a(), g.leaf(nil, KindInt))
 	case 3:
 		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "2", "3", "-4"))
 	case 4:
 		// Not x % n: GMS types an integer MOD as DECIMAL (MySQL: BIGINT).
 		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "5", "-2"))
 	case 5:
-		return fmt.Sprintf("ABS(%s)", a())
+		// Not ABS of an integer: GMS keeps the argument's type, so
+		// ABS(-128) of a TINYINT is -128 and ABS(-2147483648) of an INT
+		// stays negative (MySQL: BIGINT, positive).
+		return fmt.Sprintf("(%s + 1)", a())
 	case 6:
 		return fmt.Sprintf("CHAR_LENGTH(%s)", g.expr(s, KindString, d))
 	case 7:
@@ -148,7 +155,13 @@ func (g *Gen) intExpr(s scope, d int) string {
 		// DECIMAL, exact. Of a small DECIMAL column, cast back to SIGNED.
 		return fmt.Sprintf("CAST(%s AS SIGNED)", g.smallDecimal(s))
 	case 13:
-		return fmt.Sprintf("CAST(%s AS SIGNED)", g.expr(s, pick3(g, KindInt, KindDecimal, KindBool), d))
+		// Of integers, booleans and small DECIMALs: a DECIMAL beyond the
+		// BIGINT range is clamped by MySQL (and then overflows 1690 in
+		// arithmetic) where GMS gives another value.
+		if g.r.IntN(3) == 0 {
+			return fmt.Sprintf("CAST(%s AS SIGNED)", g.smallDecimal(s))
+		}
+		return fmt.Sprintf("CAST(%s AS SIGNED)", g.expr(s, pick3(g, KindInt, KindBool), d))
 	case 14:
 		// Not -x: GMS's parser refuses --1 (MySQL reads it as -(-1)), and
 		// -(x) of an INT stays INT, so -(-2147483648) clamps to
@@ -173,18 +186,19 @@ func (g *Gen) decimalExpr(s scope, d int) string {
 	case 2:
 		return fmt.Sprintf("(%s - %s)", g.expr(s, KindDecimal, d), a())
 	case 3:
-		return fmt.Sprintf("(%s * %s)", g.expr(s, KindDecimal, d), a())
+		// Times a literal: a product past 65 digits is MySQL's error 1690,
+		// which lakesql does not raise (issue 16, overflowing DECIMALs).
+		return fmt.Sprintf("(%s * %s)", g.expr(s, KindDecimal, d), g.leaf(nil, pick3(g, KindDecimal, KindInt)))
 	case 4:
 		return fmt.Sprintf("(%s / %s)", a(), a())
 	case 6:
 		// Not TRUNCATE(x, d): GMS has no such function (1105).
 		return fmt.Sprintf("(%s * 2)", g.expr(s, KindDecimal, d))
 	case 7:
-		// Scale ≥ 1 and room for every value: GMS's CAST AS DECIMAL(p,0)
-		// does not round, and an out-of-range CAST gives 0, not the
-		// clamped value MySQL gives with warning 1264.
-		sc := 1 + g.r.IntN(6)
-		return fmt.Sprintf("CAST(%s AS DECIMAL(%d,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), 30+sc, sc)
+		// Scale ≥ 1 and room for every value (65 digits): GMS's CAST AS
+		// DECIMAL(p,0) does not round, and an out-of-range CAST gives 0,
+		// not the clamped value MySQL gives with warning 1264.
+		return fmt.Sprintf("CAST(%s AS DECIMAL(65,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), 1+g.r.IntN(6))
 	default:
 		return fmt.Sprintf("ABS(%s)", g.expr(s, KindDecimal, d))
 	}
@@ -196,13 +210,15 @@ func (g *Gen) floatExpr(s scope, d int) string {
 	case 0:
 		return fmt.Sprintf("(%s + %s)", g.expr(s, KindFloat, d), a())
 	case 1:
-		return fmt.Sprintf("(%s * %s)", g.expr(s, KindFloat, d), a())
+		// Times a literal: a product past DOUBLE's range is MySQL's error
+		// 1690, which lakesql does not raise (issue 16).
+		return fmt.Sprintf("(%s * %s)", g.expr(s, KindFloat, d), g.leaf(nil, KindFloat))
 	case 2:
 		return fmt.Sprintf("(%s - %s)", g.expr(s, KindFloat, d), a())
 	case 3:
 		return fmt.Sprintf("ABS(%s)", g.expr(s, KindFloat, d))
 	case 4:
-		return fmt.Sprintf("(%s / %s)", g.expr(s, KindFloat, d), a())
+		return fmt.Sprintf("(%s / %s)", g.expr(s, KindFloat, d), g.leaf(nil, KindFloat))
 	default:
 		return fmt.Sprintf("COALESCE(%s, %s)", g.expr(s, KindFloat, d), g.expr(s, KindFloat, d))
 	}
@@ -222,7 +238,9 @@ func (g *Gen) stringExpr(s scope, d int) string {
 	case 4:
 		return fmt.Sprintf("REPLACE(%s, %s, %s)", a(), pick(g.r, "'a'", "' '", "'1'"), pick(g.r, "'Q'", "''", "'zz'"))
 	case 5:
-		return fmt.Sprintf("CAST(%s AS CHAR)", g.expr(s, pick3(g, KindInt, KindDecimal, KindDate, KindString), d))
+		// Not of a DATE: GMS's CAST(date AS CHAR) prints a DATETIME
+		// ('2024-01-15 00:00:00', MySQL '2024-01-15').
+		return fmt.Sprintf("CAST(%s AS CHAR)", g.expr(s, pick3(g, KindInt, KindDecimal, KindString), d))
 	case 6:
 		return fmt.Sprintf("COALESCE(%s, %s)", a(), a())
 	case 7:
@@ -243,7 +261,10 @@ func (g *Gen) dateExpr(s scope, d int) string {
 	case 0:
 		return fmt.Sprintf("DATE(%s)", g.expr(s, KindDatetime, d))
 	case 1:
-		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDate, d), g.r.IntN(40)-10, pick(g.r, "DAY", "MONTH", "YEAR"))
+		// Months within ±10: GMS's DATE_ADD is a year off when the month
+		// sum is a multiple of 12 past a year ('2024-03-01' + INTERVAL 21
+		// MONTH is 2026-12-01, MySQL 2025-12-01).
+		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDate, d), g.r.IntN(21)-10, pick(g.r, "DAY", "MONTH", "YEAR"))
 	default:
 		// Over leaves only, and no GREATEST/LEAST of dates: GMS types
 		// COALESCE of differently typed temporals, and GREATEST of DATEs,
