@@ -73,15 +73,49 @@ func (g *Gen) leaf(s scope, k Kind) string {
 	if cols := s.operands(k); len(cols) > 0 && g.r.IntN(4) != 0 {
 		return cols[g.r.IntN(len(cols))].sql
 	}
+	return g.lit(s, k)
+}
+
+// decimalLiterals are the DECIMAL literals the generator writes.
+// No negative one: in a LEFT JOIN's ON, GMS fails `b.c = -2.5` for a
+// DECIMAL(9,7) c with 1264 (out of range) where `b.c = 0.5` works.
+var decimalLiterals = []string{"0.5", "1.25", "2.5", "10.125", "0.001", "3.0"}
+
+// lit is a literal of kind k. A DECIMAL literal fits every DECIMAL column
+// of s (no more integer digits nor scale): GMS's binder converts a
+// literal compared with a DECIMAL column to the column's type, so
+// `c < 0.001` for a DECIMAL(15,1) c compares with 0.0, and `c >= 1.25`
+// for a DECIMAL(6,6) c fails with 1264. (Comparisons it leaves alone are
+// made exact by mysqlfix.)
+func (g *Gen) lit(s scope, k Kind) string {
+	if k == KindDecimal {
+		var fit []string
+		for _, l := range decimalLiterals {
+			if fitsAll(l, s.ofKind(KindDecimal)) {
+				fit = append(fit, l)
+			}
+		}
+		if len(fit) == 0 {
+			return "0"
+		}
+		return fit[g.r.IntN(len(fit))]
+	}
 	switch k {
 	case KindInt:
 		return pick(g.r, "0", "1", "2", "3", "-1", "7", "100")
-	case KindDecimal:
-		return pick(g.r, "0.5", "1.25", "-2.5", "10.125", "0.001", "3.0")
 	case KindFloat:
 		return pick(g.r, "1e0", "2.5e0", "-0.5e0", "1e3")
 	case KindString:
-		return pick(g.r, "'a'", "'b'", "''", "'ab'", "'x1'", "'10'", "'A'")
+		// No longer than any string column of s: GMS's binder converts a
+		// literal compared with a VARCHAR(n) column to that type, and one
+		// too long fails with 1406 (MySQL: not equal).
+		var fit []string
+		for _, l := range []string{"'a'", "'b'", "''", "'ab'", "'x1'", "'10'", "'A'"} {
+			if fitsStrings(len(l)-2, s.ofKind(KindString)) {
+				fit = append(fit, l)
+			}
+		}
+		return fit[g.r.IntN(len(fit))]
 	case KindDate:
 		// Not DATE '…': GMS types the literal as TEXT (MySQL: DATE).
 		return pick(g.r, "CAST('2024-01-15' AS DATE)", "CAST('2024-02-29' AS DATE)", "CAST('1999-12-31' AS DATE)")
@@ -91,6 +125,29 @@ func (g *Gen) leaf(s scope, k Kind) string {
 	default:
 		return pick(g.r, "TRUE", "FALSE")
 	}
+}
+
+// fitsAll reports whether the decimal literal l has no more integer digits
+// and no more scale than each of cols.
+func fitsAll(l string, cols []ref) bool {
+	digits := strings.TrimLeft(strings.TrimPrefix(l, "-"), "0")
+	intPart, frac, _ := strings.Cut(digits, ".")
+	for _, c := range cols {
+		if len(intPart) > c.t.Prec-c.t.Scale || len(frac) > c.t.Scale {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsStrings reports whether a string of n characters fits every column.
+func fitsStrings(n int, cols []ref) bool {
+	for _, c := range cols {
+		if n > c.t.Len {
+			return false
+		}
+	}
+	return true
 }
 
 // smallDecimal is a DECIMAL column of at most 9 integer digits, or a
@@ -195,10 +252,10 @@ func (g *Gen) decimalExpr(s scope, d int) string {
 		// Not TRUNCATE(x, d): GMS has no such function (1105).
 		return fmt.Sprintf("(%s * 2)", g.expr(s, KindDecimal, d))
 	case 7:
-		// Scale ≥ 1 and room for every value (65 digits): GMS's CAST AS
+		// Scale ≥ 1 and room for every value (45 digits): GMS's CAST AS
 		// DECIMAL(p,0) does not round, and an out-of-range CAST gives 0,
 		// not the clamped value MySQL gives with warning 1264.
-		return fmt.Sprintf("CAST(%s AS DECIMAL(65,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), 1+g.r.IntN(6))
+		return fmt.Sprintf("CAST(%s AS DECIMAL(45,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), 1+g.r.IntN(6))
 	default:
 		return fmt.Sprintf("ABS(%s)", g.expr(s, KindDecimal, d))
 	}
@@ -239,14 +296,18 @@ func (g *Gen) stringExpr(s scope, d int) string {
 		return fmt.Sprintf("REPLACE(%s, %s, %s)", a(), pick(g.r, "'a'", "' '", "'1'"), pick(g.r, "'Q'", "''", "'zz'"))
 	case 5:
 		// Not of a DATE: GMS's CAST(date AS CHAR) prints a DATETIME
-		// ('2024-01-15 00:00:00', MySQL '2024-01-15').
-		return fmt.Sprintf("CAST(%s AS CHAR)", g.expr(s, pick3(g, KindInt, KindDecimal, KindString), d))
+		// ('2024-01-15 00:00:00', MySQL '2024-01-15'); nor of a DECIMAL
+		// quotient, which it prints unrounded (0.007692307692307692,
+		// MySQL 0.0076923).
+		return fmt.Sprintf("CAST(%s AS CHAR)", g.expr(s, pick3(g, KindInt, KindString), d))
 	case 6:
 		return fmt.Sprintf("COALESCE(%s, %s)", a(), a())
 	case 7:
 		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", g.cond(s, d), a(), a())
 	case 8:
-		return fmt.Sprintf("%s(%s, %d, '*')", pick(g.r, "LPAD", "RPAD"), a(), g.r.IntN(6))
+		// Not LPAD/RPAD: GMS pads by bytes, not characters
+		// (LPAD('é', 3, '*') is '*é', MySQL '**é').
+		return fmt.Sprintf("REPEAT(%s, %d)", a(), g.r.IntN(3))
 	case 9:
 		return fmt.Sprintf("CONCAT_WS('-', %s, %s)", a(), a())
 	case 10:
@@ -306,7 +367,12 @@ func (g *Gen) cond(s scope, depth int) string {
 		return fmt.Sprintf("%s %sBETWEEN %s AND %s", g.expr(s, k, d), pick(g.r, "", "NOT "), g.leaf(nil, k), g.leaf(nil, k))
 	case 5:
 		k := g.anyKind()
-		return fmt.Sprintf("%s %sIN (%s, %s, %s)", g.expr(s, k, d), pick(g.r, "", "NOT "), g.leaf(nil, k), g.leaf(nil, k), g.leaf(nil, k))
+		if k == KindDecimal {
+			// GMS compares an IN list in the first element's DECIMAL
+			// type: (3.0 + 0.001) IN (0.5, 3.0) is true.
+			k = KindInt
+		}
+		return fmt.Sprintf("%s %sIN (%s, %s, %s)", g.expr(s, k, d), pick(g.r, "", "NOT "), g.lit(s, k), g.lit(s, k), g.lit(s, k))
 	case 6:
 		// No '\_' or '\%' patterns: GMS's lexer unescapes them in every
 		// string literal ('\_' is "_"), MySQL keeps the backslash, so

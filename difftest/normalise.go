@@ -3,6 +3,8 @@ package difftest
 import (
 	"strconv"
 	"strings"
+
+	"github.com/shopspring/decimal"
 )
 
 // typeClass is the part of a wire type the comparison holds both servers
@@ -39,6 +41,10 @@ func normaliseRows(res Result) []string {
 		cells := make([]*string, len(row))
 		for j, v := range row {
 			cells[j] = v
+			if v != nil && typeClass(res.Types[j]) == "DECIMAL" {
+				s := lastDigitRounded(*v)
+				cells[j] = &s
+			}
 			if v != nil && typeClass(res.Types[j]) == "FLOAT" {
 				if f, err := strconv.ParseFloat(*v, 64); err == nil {
 					s := strconv.FormatFloat(f, 'g', 12, 64)
@@ -52,4 +58,21 @@ func normaliseRows(res Result) []string {
 		out[i] = render(cells)
 	}
 	return out
+}
+
+// lastDigitRounded renders a DECIMAL with its last digit rounded away,
+// keeping its scale as a suffix (so 5.4 and 5.40 still differ): MariaDB
+// truncates AVG of a DECIMAL at scale s+4 where MySQL 8 rounds
+// (-3.726666666 vs -3.726666667).
+func lastDigitRounded(v string) string {
+	_, frac, ok := strings.Cut(v, ".")
+	if !ok {
+		return v
+	}
+	d, err := decimal.NewFromString(v)
+	if err != nil {
+		return v
+	}
+	scale := int32(len(frac))
+	return d.Round(scale-1).StringFixed(scale-1) + "~" + strconv.Itoa(int(scale))
 }

@@ -92,20 +92,21 @@ func (g *Gen) from() (string, scope) {
 // (falling back to the keys).
 func (g *Gen) joinOn(left, right scope) string {
 	l := left[g.r.IntN(len(left))]
-	if cands := comparable(l, right); len(cands) > 0 && l.t.Kind != KindBool {
+	// Not on DECIMAL columns: GMS's joins on equal DECIMAL columns that
+	// hold their type's limits lose matches (0 rows where MariaDB has 7).
+	if cands := comparable(l, right); len(cands) > 0 && l.t.Kind != KindBool && l.t.Kind != KindDecimal {
 		return l.sql + " = " + cands[g.r.IntN(len(cands))].sql
 	}
 	return left[0].sql + " = " + right[0].sql
 }
 
-// comparable are the columns of s of l's kind that GMS compares with l
-// correctly: for DECIMALs only the same precision and scale, since GMS
-// converts one side to the other's type (a join fails with 1264, an IN
-// subquery drops rows) where MySQL compares the values.
+// comparable are the columns of s of l's kind that GMS joins with l
+// correctly: strings only of the same type, since GMS converts one side to
+// the other's (a join of VARCHAR(1) with VARCHAR(3) fails with 1406).
 func comparable(l ref, s scope) []ref {
 	var out []ref
 	for _, c := range s.ofKind(l.t.Kind) {
-		if l.t.Kind != KindDecimal || c.t.SQL == l.t.SQL {
+		if l.t.Kind != KindString || c.t.SQL == l.t.SQL {
 			out = append(out, c)
 		}
 	}
@@ -212,7 +213,7 @@ func (g *Gen) colCond(s scope) string {
 	if g.r.IntN(4) == 0 {
 		return c.sql + pick(g.r, " IS NULL", " IS NOT NULL")
 	}
-	return fmt.Sprintf("%s %s %s", c.sql, pick(g.r, "=", "<>", "<", ">="), g.leaf(nil, c.t.Kind))
+	return fmt.Sprintf("%s %s %s", c.sql, pick(g.r, "=", "<>", "<", ">="), g.lit(scope{c}, c.t.Kind))
 }
 
 // exists is a correlated [NOT] EXISTS on the key.
@@ -328,7 +329,9 @@ func (g *Gen) having(s scope) string {
 		return "COUNT(*) > 0"
 	}
 	c := num[g.r.IntN(len(num))]
-	return fmt.Sprintf("%s(%s) %s %s", pick(g.r, "SUM", "MAX", "MIN", "AVG"), c.sql, pick(g.r, ">", "<", "<>"), pick(g.r, "0", "1", "2.5"))
+	// A literal that fits the column: the binder converts a literal
+	// compared with MAX(c) to c's type (see lit).
+	return fmt.Sprintf("%s(%s) %s %s", pick(g.r, "SUM", "MAX", "MIN", "AVG"), c.sql, pick(g.r, ">", "<", "<>"), pick(g.r, "0", "1", g.lit(scope{c}, c.t.Kind)))
 }
 
 // orderLimit adds, half the time, ORDER BY every selected column (a total

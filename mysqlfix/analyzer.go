@@ -10,6 +10,7 @@ const (
 	ruleRecordResultSchema
 	ruleDecimalHashKeys
 	ruleFixNotExists
+	ruleExactDecimalComparisons
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -20,8 +21,11 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	}
 	// Hash-join keys are fixed after every other rule has placed its
 	// joins (post-validation runs before exec indexes are assigned).
+	// exactDecimalComparisons after exactSumAvg, which gives SUM and AVG
+	// their DECIMAL types.
 	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
 		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
+		AddPreAnalyzeRule(ruleExactDecimalComparisons, exactDecimalComparisons).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys)
 }

@@ -1,0 +1,126 @@
+package mysqlfix
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+)
+
+// MySQL compares a DECIMAL with a DECIMAL or an integer by value. GMS
+// v0.20.0 converts both sides to the left DECIMAL's type (or the right's,
+// when only it is one), so `c < 0.001` for a DECIMAL(2,1) c compares c
+// with 0.0 (0.0 < 0.001 is false), `c = 0.04` matches 0.0, and `c = 100`
+// fails with 1264 (out of range). BETWEEN compares with its bounds on the
+// left, so `v BETWEEN 0.001 AND 0.5` converts v to the bounds' types.
+// Found by difftest against MariaDB.
+//
+// exactDecimalComparisons converts the left operand of such a comparison
+// to a DECIMAL that holds both sides exactly, which GMS then uses for
+// both. Comparisons where the chosen type already holds the other side
+// are left alone, so a filter like `price < 24` keeps its bare column for
+// pruning and the vectorised paths.
+func exactDecimalComparisons(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return exactDecimalNode(n)
+}
+
+func exactDecimalNode(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		return transform.NodeExprs(n, exactDecimalExpr)
+	})
+}
+
+func exactDecimalExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch x := e.(type) {
+	case *plan.Subquery:
+		q, same, err := exactDecimalNode(x.Query)
+		if err != nil || same == transform.SameTree {
+			return e, transform.SameTree, err
+		}
+		return x.WithQuery(q), transform.NewTree, nil
+	case *expression.Between:
+		// GMS evaluates Lower <= Val AND Upper >= Val: the bounds' types
+		// win. Spelled out with the value on the left, each half is an
+		// ordinary comparison, made exact below.
+		if !lossy(x.Lower, x.Val) && !lossy(x.Upper, x.Val) {
+			return e, transform.SameTree, nil
+		}
+		lo := exactComparison(expression.NewGreaterThanOrEqual(x.Val, x.Lower))
+		hi := exactComparison(expression.NewLessThanOrEqual(x.Val, x.Upper))
+		return expression.NewAnd(lo, hi), transform.NewTree, nil
+	case expression.Comparer:
+		if !lossy(x.Left(), x.Right()) {
+			return e, transform.SameTree, nil
+		}
+		return exactComparison(x), transform.NewTree, nil
+	}
+	return e, transform.SameTree, nil
+}
+
+// exactComparison converts c's left operand to a DECIMAL holding both
+// operands (65 digits, the larger scale).
+func exactComparison(c expression.Comparer) sql.Expression {
+	if !lossy(c.Left(), c.Right()) {
+		return c
+	}
+	_, ls, _ := cmpDigits(c.Left().Type())
+	_, rs, _ := cmpDigits(c.Right().Type())
+	// The widest DECIMAL of the larger scale: GMS's types of arithmetic
+	// results understate their integer digits (it types 3.0 * 100 so
+	// that a DECIMAL of its digits cannot hold 300.0), and a CAST out of
+	// range gives 0.
+	scale := max(ls, rs, 1) // GMS's CAST AS DECIMAL(p,0) is its unbounded internal type
+	left := expression.NewConvertWithLengthAndScale(c.Left(), expression.ConvertToDecimal, types.DecimalTypeMaxPrecision, scale)
+	out, err := c.WithChildren(left, c.Right())
+	if err != nil {
+		return c
+	}
+	return out
+}
+
+// lossy reports whether GMS's comparison of l with r converts one side
+// to a DECIMAL type that cannot hold the other: GMS picks l's type when it
+// is a DECIMAL, else r's. Only DECIMAL–DECIMAL and DECIMAL–integer pairs
+// count; MySQL compares a DECIMAL with a float or a string as doubles.
+func lossy(l, r sql.Expression) bool {
+	lt, rt := l.Type(), r.Type()
+	if types.TypesEqual(lt, rt) {
+		return false
+	}
+	target, other := lt, rt
+	if !types.IsDecimal(lt) {
+		target, other = rt, lt
+	}
+	if !types.IsDecimal(target) {
+		return false
+	}
+	ti, ts, _ := cmpDigits(target)
+	oi, os, ok := cmpDigits(other)
+	return ok && (oi > ti || os > ts)
+}
+
+// cmpDigits is the integer digits and scale a DECIMAL or integer type
+// holds; ok is false for other types.
+func cmpDigits(t sql.Type) (intDigits, scale int, ok bool) {
+	if dt, isDec := t.(sql.DecimalType); isDec {
+		return int(dt.Precision()) - int(dt.Scale()), int(dt.Scale()), true
+	}
+	switch t.Type() {
+	case sqltypes.Int8, sqltypes.Uint8:
+		return 3, 0, true
+	case sqltypes.Int16, sqltypes.Uint16:
+		return 5, 0, true
+	case sqltypes.Int24, sqltypes.Uint24:
+		return 8, 0, true
+	case sqltypes.Int32, sqltypes.Uint32:
+		return 10, 0, true
+	case sqltypes.Int64:
+		return 19, 0, true
+	case sqltypes.Uint64:
+		return 20, 0, true
+	}
+	return 0, 0, false
+}
