@@ -5,7 +5,7 @@ GO      ?= go
 PKGS    := ./...
 TIMEOUT ?= 25m
 
-.PHONY: all build test unit lint vet fmt demo demo-cloud run serve bench bench-iceberg conformance enginetest-record fuzz clean
+.PHONY: all build test unit lint vet fmt demo demo-cloud run serve bench bench-iceberg conformance difftest enginetest-record fuzz clean
 
 all: build
 
@@ -50,6 +50,15 @@ serve: build
 
 conformance:
 	scripts/test-env.sh $(GO) test -count=1 -timeout $(TIMEOUT) -run TestConformance -v ./conformance/
+
+# Differential run against a throwaway MariaDB (Debian mariadb-server):
+# make difftest SEED=7 QUERIES=50000. make test runs the fixed seed with
+# 2,500 queries.
+SEED    ?= $(shell date +%s)
+QUERIES ?= 20000
+difftest:
+	$(GO) test -count=1 -timeout $(TIMEOUT) -run 'TestDifferential$$' -v ./difftest/ \
+		-difftest.seed=$(SEED) -difftest.queries=$(QUERIES)
 
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzParse -fuzztime=30s ./ddl/
