@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
 )
 
 // MySQL compares a DECIMAL with a DECIMAL or an integer by value. GMS
@@ -42,22 +43,43 @@ func exactDecimalExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity,
 		}
 		return x.WithQuery(q), transform.NewTree, nil
 	case *expression.Between:
-		// GMS evaluates Lower <= Val AND Upper >= Val: the bounds' types
-		// win. Spelled out with the value on the left, each half is an
-		// ordinary comparison, made exact below.
-		if !lossy(x.Lower, x.Val) && !lossy(x.Upper, x.Val) {
+		// GMS evaluates Lower <= Val AND Upper >= Val (the bounds' types
+		// win), and its analyzer may later spell it Val >= Lower AND Val
+		// <= Upper (the value's type wins): exact only if neither loses.
+		// Spelled out with the value on the left, each half is an ordinary
+		// comparison, made exact below.
+		if !lossy(x.Lower, x.Val) && !lossy(x.Upper, x.Val) && !lossy(x.Val, x.Lower) && !lossy(x.Val, x.Upper) {
 			return e, transform.SameTree, nil
 		}
 		lo := exactComparison(expression.NewGreaterThanOrEqual(x.Val, x.Lower))
 		hi := exactComparison(expression.NewLessThanOrEqual(x.Val, x.Upper))
 		return expression.NewAnd(lo, hi), transform.NewTree, nil
 	case expression.Comparer:
-		if !lossy(x.Left(), x.Right()) {
+		if isJoinKey(x) || !lossy(x.Left(), x.Right()) {
 			return e, transform.SameTree, nil
 		}
 		return exactComparison(x), transform.NewTree, nil
 	}
 	return e, transform.SameTree, nil
+}
+
+// isJoinKey reports whether c is an equality between columns on both
+// sides, which GMS may plan as hash join keys: its HashLookup matches an
+// INT key with a DECIMAL one, but not a converted DECIMAL with another
+// (f.k = d.w lost rows), so those stay as GMS has them.
+func isJoinKey(c expression.Comparer) bool {
+	switch c.(type) {
+	case *expression.Equals, *expression.NullSafeEquals:
+		return hasColumn(c.Left()) && hasColumn(c.Right())
+	}
+	return false
+}
+
+func hasColumn(e sql.Expression) bool {
+	return transform.InspectExpr(e, func(e sql.Expression) bool {
+		_, ok := e.(*expression.GetField)
+		return ok
+	})
 }
 
 // exactComparison converts c's left operand to a DECIMAL holding both
@@ -66,8 +88,8 @@ func exactComparison(c expression.Comparer) sql.Expression {
 	if !lossy(c.Left(), c.Right()) {
 		return c
 	}
-	_, ls, _ := cmpDigits(c.Left().Type())
-	_, rs, _ := cmpDigits(c.Right().Type())
+	_, ls, _ := digitsOf(c.Left())
+	_, rs, _ := digitsOf(c.Right())
 	// The widest DECIMAL of the larger scale: GMS's types of arithmetic
 	// results understate their integer digits (it types 3.0 * 100 so
 	// that a DECIMAL of its digits cannot hold 300.0), and a CAST out of
@@ -85,21 +107,38 @@ func exactComparison(c expression.Comparer) sql.Expression {
 // to a DECIMAL type that cannot hold the other: GMS picks l's type when it
 // is a DECIMAL, else r's. Only DECIMAL–DECIMAL and DECIMAL–integer pairs
 // count; MySQL compares a DECIMAL with a float or a string as doubles.
+//
+// The binder gives a literal compared with a DECIMAL column the column's
+// type but keeps its value (0.001 typed DECIMAL(2,1)), so a literal counts
+// with the digits of its value.
 func lossy(l, r sql.Expression) bool {
-	lt, rt := l.Type(), r.Type()
-	if types.TypesEqual(lt, rt) {
+	target, other := l, r
+	if !types.IsDecimal(l.Type()) {
+		target, other = r, l
+	}
+	if !types.IsDecimal(target.Type()) {
 		return false
 	}
-	target, other := lt, rt
-	if !types.IsDecimal(lt) {
-		target, other = rt, lt
+	ti, ts, _ := cmpDigits(target.Type())
+	if vi, vs, _ := digitsOf(target); vi > ti || vs > ts {
+		return true // a literal its own type cannot hold
 	}
-	if !types.IsDecimal(target) {
-		return false
-	}
-	ti, ts, _ := cmpDigits(target)
-	oi, os, ok := cmpDigits(other)
+	oi, os, ok := digitsOf(other)
 	return ok && (oi > ti || os > ts)
+}
+
+// digitsOf is cmpDigits of e's type, or of its value for a DECIMAL literal.
+func digitsOf(e sql.Expression) (intDigits, scale int, ok bool) {
+	if lit, isLit := e.(*expression.Literal); isLit {
+		if d, isDec := lit.Value().(decimal.Decimal); isDec {
+			scale = max(0, int(-d.Exponent()))
+			if ip := d.Abs().Truncate(0); !ip.IsZero() {
+				intDigits = len(ip.String())
+			}
+			return intDigits, scale, true
+		}
+	}
+	return cmpDigits(e.Type())
 }
 
 // cmpDigits is the integer digits and scale a DECIMAL or integer type
