@@ -247,7 +247,11 @@ func (g *Gen) decimalExpr(s scope, d int) string {
 		// which lakesql does not raise (issue 16, overflowing DECIMALs).
 		return fmt.Sprintf("(%s * %s)", g.expr(s, KindDecimal, d), g.leaf(nil, pick3(g, KindDecimal, KindInt)))
 	case 4:
-		return fmt.Sprintf("(%s / %s)", a(), a())
+		// By a power of 2 or 5, so the quotient is exact within its scale:
+		// GMS keeps a quotient's further digits (-9.9 / 2147483647 is not
+		// 0) where MariaDB rounds it to the scale (s + 4) first, and so
+		// they disagree on `0 <> x / k`.
+		return fmt.Sprintf("(%s / %s)", a(), pick(g.r, "2", "4", "8", "0.5", "1.25"))
 	case 6:
 		// Not TRUNCATE(x, d): GMS has no such function (1105).
 		return fmt.Sprintf("(%s * 2)", g.expr(s, KindDecimal, d))
