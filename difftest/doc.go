@@ -24,6 +24,8 @@
 //   - MariaDB's session gets MySQL 8's sql_mode and a binary NO PAD
 //     collation (utf8mb4_nopad_bin), lakesql's utf8mb4_0900_bin.
 //   - No OFFSET after DISTINCT: MariaDB ignores it for one constant row.
+//   - No integer DIV inside CAST AS CHAR or AVG: MariaDB sizes INT DIV n
+//     one character short and cuts -1073741824 to -107374182.
 //
 // Where lakesql itself differs from MySQL 8 and the fix is not small, the
 // generator does not write that shape; each exclusion is commented where

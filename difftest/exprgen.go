@@ -150,6 +150,17 @@ func fitsStrings(n int, cols []ref) bool {
 	return true
 }
 
+// withoutDiv runs f with no integer DIV generated: MariaDB sizes
+// `x DIV n` one character too narrow for an INT x, so converting it cuts
+// -1073741824 to -107374182 (CAST AS CHAR) or -1000000000 (AVG), where
+// MySQL 8 and lakesql keep the value. Plain selected DIVs print whole.
+func (g *Gen) withoutDiv(f func() string) string {
+	old := g.noDiv
+	g.noDiv = true
+	defer func() { g.noDiv = old }()
+	return f()
+}
+
 // smallDecimal is a DECIMAL column of at most 9 integer digits, or a
 // literal: GMS types FLOOR/CEILING/ROUND of any DECIMAL as INT and clamps
 // wider values to the int32 range (MySQL: BIGINT or DECIMAL, exact).
@@ -182,9 +193,15 @@ func (g *Gen) intExpr(s scope, d int) string {
 		// Times a literal, so that INT limits stay inside BIGINT.
 		return fmt.Sprintf("(%s * %s)", a(), g.leaf(nil, KindInt))
 	case 3:
+		if g.noDiv {
+			return fmt.Sprintf("(%s - 1)", a())
+		}
 		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "2", "3", "-4"))
 	case 4:
 		// Not x % n: GMS types an integer MOD as DECIMAL (MySQL: BIGINT).
+		if g.noDiv {
+			return fmt.Sprintf("(%s + 2)", a())
+		}
 		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "5", "-2"))
 	case 5:
 		// Not ABS of an integer: GMS keeps the argument's type, so
@@ -303,7 +320,7 @@ func (g *Gen) stringExpr(s scope, d int) string {
 		// ('2024-01-15 00:00:00', MySQL '2024-01-15'); nor of a DECIMAL
 		// quotient, which it prints unrounded (0.007692307692307692,
 		// MySQL 0.0076923).
-		return fmt.Sprintf("CAST(%s AS CHAR)", g.expr(s, pick3(g, KindInt, KindString), d))
+		return fmt.Sprintf("CAST(%s AS CHAR)", g.withoutDiv(func() string { return g.expr(s, pick3(g, KindInt, KindString), d) }))
 	case 6:
 		return fmt.Sprintf("COALESCE(%s, %s)", a(), a())
 	case 7:
@@ -339,15 +356,18 @@ func (g *Gen) dateExpr(s scope, d int) string {
 }
 
 func (g *Gen) datetimeExpr(s scope, d int) string {
+	// DATE_ADD and DATE_SUB cast back to DATETIME: GMS types them over a
+	// DATETIME as DATETIME(6), so they print '….000000' (MySQL: DATETIME,
+	// no fraction).
 	switch g.r.IntN(3) {
 	case 0:
-		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDatetime, d), g.r.IntN(40)-10, pick(g.r, "HOUR", "MINUTE", "DAY", "SECOND"))
+		return fmt.Sprintf("CAST(DATE_ADD(%s, INTERVAL %d %s) AS DATETIME)", g.expr(s, KindDatetime, d), g.r.IntN(40)-10, pick(g.r, "HOUR", "MINUTE", "DAY", "SECOND"))
 	case 1:
 		// Leaves only: GMS types DATE_ADD of a DATETIME as DATETIME(6),
 		// and COALESCE(DATETIME(6), DATETIME) as TEXT (MySQL: DATETIME).
 		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDatetime), g.leaf(nil, KindDatetime))
 	default:
-		return fmt.Sprintf("DATE_SUB(%s, INTERVAL %d DAY)", g.expr(s, KindDatetime, d), g.r.IntN(30))
+		return fmt.Sprintf("CAST(DATE_SUB(%s, INTERVAL %d DAY) AS DATETIME)", g.expr(s, KindDatetime, d), g.r.IntN(30))
 	}
 }
 

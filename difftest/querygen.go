@@ -11,6 +11,7 @@ import (
 type Gen struct {
 	r      *rand.Rand
 	tables []Table
+	noDiv  bool // see withoutDiv
 }
 
 // Query is a generated statement. Ordered results are compared in order;
@@ -304,7 +305,7 @@ func (g *Gen) agg(s scope) string {
 		// not of DECIMAL expressions: GMS gets the scale of ROUND(d, n) and
 		// of CASE over DECIMALs wrong, and AVG/SUM print that scale.
 		k := g.numKind()
-		arg := g.expr(s, k, 1)
+		arg := g.withoutDiv(func() string { return g.expr(s, k, 1) })
 		if num := s.ofKind(k); k == KindDecimal || (len(num) > 0 && g.r.IntN(2) == 0) {
 			if len(num) == 0 {
 				return "COUNT(*)"
