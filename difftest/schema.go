@@ -76,9 +76,10 @@ func randType(r *rand.Rand) ColType {
 	case 7:
 		return ColType{SQL: "DATE", Kind: KindDate}
 	case 8:
-		// DATETIME only, not DATETIME(3)/(6): lakesql prints their
-		// fraction short ('…:00' for '…:00.000000', '.5' for '.500'),
-		// issue 16's "Temporal formatting".
+		// DATETIME only, not DATETIME(3)/(6): GMS types COALESCE of
+		// DATETIME(6) and DATETIME as TEXT, and MySQL 8 (and lakesql)
+		// round a fraction cast to DATETIME ('….555' → ':01') where
+		// MariaDB truncates.
 		return ColType{SQL: "DATETIME", Kind: KindDatetime}
 	default:
 		return ColType{SQL: "BOOLEAN", Kind: KindBool, Bits: 8}
