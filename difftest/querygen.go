@@ -224,14 +224,10 @@ func (g *Gen) exists(s scope) string {
 	t := g.table()
 	ts := tableScope(t, "s")
 	cond := fmt.Sprintf("s.k = %s", s[0].sql)
-	// EXISTS only, not NOT EXISTS: GMS v0.20.0 turns NOT EXISTS into its
-	// NOT IN anti join, which drops outer rows whose key is NULL (for
-	// them the subquery is empty, so NOT EXISTS is true), and returns no
-	// rows at all when the correlated side is empty.
 	if g.r.IntN(2) == 0 {
 		cond += " AND " + g.colCond(ts)
 	}
-	return fmt.Sprintf("EXISTS (SELECT 1 FROM %s s WHERE %s)", t.Name, cond)
+	return fmt.Sprintf("%sEXISTS (SELECT 1 FROM %s s WHERE %s)", pick(g.r, "", "NOT "), t.Name, cond)
 }
 
 // scalarSubquery is an aggregate of another table, correlated on the key
