@@ -193,7 +193,10 @@ func pruneTable(rt *plan.ResolvedTable, need colNeed, alias string) (sql.Node, b
 	}
 	var cols []string
 	for _, c := range sch {
-		if need.has(name, c.Name) {
+		// Under an alias, a column is also kept when a parent names it by
+		// the table's own name: GMS's NOT IN anti-join projects the outer
+		// table as t2.* above TableAlias(a) (and resolves it by position).
+		if need.has(name, c.Name) || need.has(t.Name(), c.Name) {
 			cols = append(cols, c.Name)
 		}
 	}
