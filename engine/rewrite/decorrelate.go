@@ -210,21 +210,7 @@ func (d *decorrelator) filter(f *plan.Filter, keepSchema bool) (sql.Node, bool, 
 }
 
 // decorrelateOn reads SysVarDecorrelate (on when unset).
-func decorrelateOn(ctx *sql.Context) bool {
-	v, err := ctx.GetSessionVariable(ctx, SysVarDecorrelate)
-	if err != nil {
-		return true
-	}
-	switch x := v.(type) {
-	case int8:
-		return x != 0
-	case int64:
-		return x != 0
-	case bool:
-		return x
-	}
-	return true
-}
+func decorrelateOn(ctx *sql.Context) bool { return switchOn(ctx, SysVarDecorrelate) }
 
 // innerJoinsOnly reports whether n is a tree of inner and cross joins
 // (over anything): GMS's join reorderer moves a join with the derived
