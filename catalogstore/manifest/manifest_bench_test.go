@@ -52,3 +52,22 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeAddedBy decodes the one entry an append added to a
+// 100,000 entry manifest (an incremental Iceberg export's read).
+func BenchmarkDecodeAddedBy(b *testing.B) {
+	files := benchFiles(100_000)
+	files[len(files)-1].AddedSnapshotID = 2
+	data, err := Encode(files)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		got, err := DecodeWith(data, DecodeOptions{AddedBy: 2})
+		if err != nil || len(got) != 1 {
+			b.Fatal(len(got), err)
+		}
+	}
+}

@@ -7,12 +7,16 @@ import (
 	"testing"
 )
 
-// project is the reference projection: a full decode, then fields of
-// unselected parts set to nil and per-column arrays filtered by field id.
+// project is the reference projection: a full decode, then the entries
+// AddedBy selects, fields of unselected parts set to nil and per-column
+// arrays filtered by field id.
 func project(files []DataFile, opts DecodeOptions) []DataFile {
 	p := opts.parts()
-	out := make([]DataFile, len(files))
-	for i, f := range files {
+	out := make([]DataFile, 0, len(files))
+	for _, f := range files {
+		if opts.AddedBy != 0 && f.AddedSnapshotID != opts.AddedBy {
+			continue
+		}
 		if p&PartPartitionValues == 0 {
 			f.PartitionValues = nil
 		}
@@ -51,7 +55,7 @@ func project(files []DataFile, opts DecodeOptions) []DataFile {
 			f.ColumnSizes = pick(f.ColumnSizes, keep)
 			f.ColumnNames = pick(f.ColumnNames, keep)
 		}
-		out[i] = f
+		out = append(out, f)
 	}
 	return out
 }
@@ -69,6 +73,14 @@ func pick[E any](s []E, keep []int) []E {
 
 func TestDecodeWith_ProjectionMatchesFullDecode(t *testing.T) {
 	files := append(sampleFiles(), benchFiles(40)...)
+	for i := range files {
+		switch {
+		case i%7 == 3 || i%7 == 4 || i == len(files)-1:
+			files[i].AddedSnapshotID = 7 // runs of two, and the last entry
+		case i >= 20 && i < 30:
+			files[i].AddedSnapshotID = 8 // one run in the middle
+		}
+	}
 	data, err := Encode(files)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +101,9 @@ func TestDecodeWith_ProjectionMatchesFullDecode(t *testing.T) {
 		{"field 5 bounds", DecodeOptions{Parts: PartBounds | PartNullCounts, FieldIDs: []int{5}}},
 		{"no field", DecodeOptions{Parts: PlanParts, FieldIDs: []int{}}},
 		{"unknown field", DecodeOptions{FieldIDs: []int{99}}},
+		{"added by 7", DecodeOptions{AddedBy: 7}},
+		{"added by 8, plan parts of field 3", DecodeOptions{AddedBy: 8, Parts: PlanParts, FieldIDs: []int{3}}},
+		{"added by none", DecodeOptions{AddedBy: 424242}},
 	} {
 		for _, src := range []struct {
 			name string
@@ -131,5 +146,36 @@ func TestDecode_EntriesDoNotAlias(t *testing.T) {
 	_ = append(got[0].LowerBounds[0], 0xee)
 	if !reflect.DeepEqual(got[1].NullCounts, want) || !reflect.DeepEqual(got[1].LowerBounds, benchFiles(3)[1].LowerBounds) {
 		t.Fatal("appending to one entry's slices changed another's")
+	}
+}
+
+// TestDecodeWith_AddedByAcrossRowGroups checks a manifest of several row
+// groups: AddedBy reads only the groups holding the snapshot's entries and
+// still returns exactly those entries, in order, like a filtered full
+// decode.
+func TestDecodeWith_AddedByAcrossRowGroups(t *testing.T) {
+	files := benchFiles(3*rowGroupRows + 5)
+	for _, i := range []int{0, 1, rowGroupRows - 1, rowGroupRows, 3*rowGroupRows + 4} {
+		files[i].AddedSnapshotID = 9
+	}
+	data, err := Encode(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(full, files) {
+		t.Fatal("full decode of a multi row group manifest differs from what was encoded")
+	}
+	for _, opts := range []DecodeOptions{{AddedBy: 9}, {AddedBy: 9, Parts: PartBounds, FieldIDs: []int{4}}, {AddedBy: 1}, {AddedBy: 10}} {
+		got, err := DecodeWith(data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := project(full, opts); !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeWith(%+v): %d entries, want %d (or different content)", opts, len(got), len(want))
+		}
 	}
 }

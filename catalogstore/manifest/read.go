@@ -69,6 +69,12 @@ type DecodeOptions struct {
 	// FieldIDs and the per-column arrays aligned with it (in the entry's
 	// own order). An id an entry lacks stays absent, as in a full decode.
 	FieldIDs []int
+	// AddedBy, if not zero, keeps only the entries snapshot AddedBy added
+	// (AddedSnapshotID == AddedBy), in file order: the other rows are
+	// decoded from Parquet but never turned into entries, which is most of
+	// a full decode's cost for a large manifest (an incremental Iceberg
+	// export of an append needs only the files the append added).
+	AddedBy int64
 }
 
 func (o DecodeOptions) parts() Parts {
@@ -190,12 +196,26 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 		}
 	}
 
-	cols, release, err := readColumns(rdr, mem, n, opts.columns(), ncols)
+	rgs, rows := allRowGroups(rdr), n
+	if opts.AddedBy != 0 {
+		if rgs, rows, err = rowGroupsAddedBy(rdr, mem, n, ncols, opts.AddedBy); err != nil {
+			return nil, err
+		}
+	}
+	cols, release, err := readColumns(rdr, mem, rows, opts.columns(), ncols, rgs)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	files, err := fromColumns(cols, int(n), opts.FieldIDs)
+	if opts.AddedBy != 0 {
+		sel, selRelease, err := selectAddedBy(cols, mem, opts.AddedBy)
+		if err != nil {
+			return nil, err
+		}
+		defer selRelease()
+		cols, rows = sel, int64(sel[colAddedSnapshotID].Len())
+	}
+	files, err := fromColumns(cols, int(rows), opts.FieldIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +228,7 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 		if got := checksum(files); got != want {
 			return nil, fmt.Errorf("checksum mismatch: content %x, footer %x", got, want)
 		}
-		if asked.Parts != 0 || asked.FieldIDs != nil {
+		if asked.Parts != 0 || asked.FieldIDs != nil || asked.AddedBy != 0 {
 			// Verified: now project the columns already read.
 			need, proj := asked.columns(), slices.Clone(cols)
 			for c := range proj {
@@ -216,18 +236,27 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 					proj[c] = nil
 				}
 			}
-			return fromColumns(proj, int(n), asked.FieldIDs)
+			rows := int(n)
+			if asked.AddedBy != 0 {
+				sel, selRelease, err := selectAddedBy(proj, mem, asked.AddedBy)
+				if err != nil {
+					return nil, err
+				}
+				defer selRelease()
+				proj, rows = sel, sel[colAddedSnapshotID].Len()
+			}
+			return fromColumns(proj, rows, asked.FieldIDs)
 		}
 	}
 	return files, nil
 }
 
-// readColumns reads the manifest columns marked in need, each as one
-// array of n values (nil where not needed). Each manifest column is one
+// readColumns reads the manifest columns marked in need of row groups
+// rgs, each as one array of n values (nil where not needed). Each manifest column is one
 // Parquet leaf, so column and leaf indexes coincide.
 // The file has ncols columns (fewer than numCols for older versions); the
 // columns it lacks are nil.
-func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]bool, ncols int) ([]arrow.Array, func(), error) {
+func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]bool, ncols int, rgs []int) ([]arrow.Array, func(), error) {
 	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: min(max(n, 1), 1<<20)}, mem)
 	if err != nil {
 		return nil, nil, err
@@ -244,10 +273,6 @@ func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]
 		if need[c] {
 			leaves = append(leaves, c)
 		}
-	}
-	rgs := make([]int, rdr.NumRowGroups())
-	for i := range rgs {
-		rgs[i] = i
 	}
 	tbl, err := fr.ReadRowGroups(context.Background(), leaves, rgs)
 	if err != nil {
@@ -346,4 +371,45 @@ func (c listCol[T]) span(i int) (start, end int, ok bool, err error) {
 		return 0, 0, false, fmt.Errorf("list offsets %d..%d out of range", s, e)
 	}
 	return int(s), int(e), true, nil
+}
+
+func allRowGroups(rdr *file.Reader) []int {
+	rgs := make([]int, rdr.NumRowGroups())
+	for i := range rgs {
+		rgs[i] = i
+	}
+	return rgs
+}
+
+// rowGroupsAddedBy reads only the added_snapshot_id column of the n-entry
+// manifest and returns the row groups holding an entry snapshot snap
+// added, with their total number of rows: the only ones a decode of
+// DecodeOptions.AddedBy needs to read in full.
+func rowGroupsAddedBy(rdr *file.Reader, mem memory.Allocator, n int64, ncols int, snap int64) ([]int, int64, error) {
+	var need [numCols]bool
+	need[colAddedSnapshotID] = true
+	cols, release, err := readColumns(rdr, mem, n, need, ncols, allRowGroups(rdr))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
+	ids, ok := cols[colAddedSnapshotID].(*array.Int64)
+	if !ok {
+		return nil, 0, errors.New("added_snapshot_id: unexpected column type")
+	}
+	vals := ids.Int64Values()
+	var rgs []int
+	var rows, start int64
+	for i := 0; i < rdr.NumRowGroups(); i++ {
+		m := rdr.MetaData().RowGroup(i).NumRows()
+		if start+m > int64(len(vals)) {
+			return nil, 0, fmt.Errorf("row group %d ends past the %d entries", i, len(vals))
+		}
+		if slices.Contains(vals[start:start+m], snap) {
+			rgs = append(rgs, i)
+			rows += m
+		}
+		start += m
+	}
+	return rgs, rows, nil
 }

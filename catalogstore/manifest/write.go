@@ -56,6 +56,11 @@ const (
 	numCols
 )
 
+// rowGroupRows is the most entries one row group of a manifest holds.
+// Smaller groups let a selective read skip more; each costs a little
+// footer and concatenation on a full read.
+const rowGroupRows = 8192
+
 // legacyCols is the number of columns of version 1 and 2 manifests.
 const legacyCols = colChecksum
 
@@ -126,6 +131,9 @@ func Encode(files []DataFile) ([]byte, error) {
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithStats(false),
 		parquet.WithDictionaryDefault(false),
+		// Row groups bound what a reader of a few entries decodes
+		// (DecodeOptions.AddedBy reads only the groups holding them).
+		parquet.WithMaxRowGroupLength(rowGroupRows),
 	)
 	fw, err := pqarrow.NewFileWriter(manifestSchema, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
 	if err != nil {
