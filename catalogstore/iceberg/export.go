@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/blob"
+	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
@@ -54,12 +55,15 @@ type Result struct {
 // Export is safe for concurrent use: concurrent exports of one dataset
 // write create-only objects and the loser of a race on a version re-reads.
 func Export(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset) (*Result, error) {
-	x := &export{cat: cat, store: cat.Blob(), ds: ds, dir: ds.Location + "/" + Dir}
-	res, err := x.run(ctx)
+	res, err := newExport(cat, ds).run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("iceberg export of %s: %w", ds.Ident().Short(), err)
 	}
 	return res, nil
+}
+
+func newExport(cat *catalogstore.Catalog, ds *catalogstore.Dataset) *export {
+	return &export{cat: cat, store: cat.Blob(), ds: ds, dir: ds.Location + "/" + Dir}
 }
 
 // export is the state of one Export call.
@@ -72,6 +76,11 @@ type export struct {
 	iceSchemas map[int]icebergSchema
 	specs      map[int]partition.Spec
 	types      map[int]schema.Type // field id -> type, newest schema first
+	// fullDiff makes every snapshot take the general path (tests compare
+	// it with the append path).
+	fullDiff bool
+	// decoded counts the lakesql manifest entries this export decoded.
+	decoded int
 }
 
 func (x *export) uri(key string) string { return x.store.URI() + "/" + key }
@@ -115,15 +124,11 @@ func (x *export) run(ctx context.Context) (*Result, error) {
 		} else if !errors.Is(err, blob.ErrNotFound) {
 			return nil, err
 		}
-		files, _, err := x.cat.Files(ctx, x.ds, snap.ID)
-		if err != nil {
-			return nil, err
-		}
 		parent, err := x.parentState(ctx, snap, states)
 		if err != nil {
 			return nil, err
 		}
-		st, err := x.writeList(ctx, snap, files, parent)
+		st, err := x.exportSnapshot(ctx, snap, parent)
 		if err != nil {
 			return nil, err
 		}
@@ -143,8 +148,45 @@ func (x *export) run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// parentState returns the parent's manifest list and files when the parent
-// is exported, else nil (its manifests are then not reused).
+// exportSnapshot writes snap's manifest list: from the files the snapshot
+// added alone when it is an append to an exported parent, else by
+// comparing its live files with the parent's.
+func (x *export) exportSnapshot(ctx context.Context, snap *catalogstore.Snapshot, parent *listState) (*listState, error) {
+	if !x.fullDiff && parent != nil {
+		st, ok, err := x.writeAppendList(ctx, snap, parent)
+		if err != nil || ok {
+			return st, err
+		}
+	}
+	files, err := x.snapFiles(ctx, snap.ID)
+	if err != nil {
+		return nil, err
+	}
+	return x.writeList(ctx, snap, files, parent)
+}
+
+// snapFiles reads all live files of snapshot id.
+func (x *export) snapFiles(ctx context.Context, id int64) ([]manifest.DataFile, error) {
+	files, _, err := x.cat.Files(ctx, x.ds, id)
+	x.decoded += len(files)
+	return files, err
+}
+
+// liveFiles returns st's live files, reading them on first use (the
+// append path never needs them).
+func (x *export) liveFiles(ctx context.Context, st *listState) ([]manifest.DataFile, error) {
+	if !st.loaded {
+		files, err := x.snapFiles(ctx, st.snapID)
+		if err != nil {
+			return nil, err
+		}
+		st.files, st.loaded = files, true
+	}
+	return st.files, nil
+}
+
+// parentState returns the parent's manifest list when the parent is
+// exported, else nil (its manifests are then not reused).
 func (x *export) parentState(ctx context.Context, snap *catalogstore.Snapshot, states map[int64]*listState) (*listState, error) {
 	if snap.ParentID == 0 {
 		return nil, nil
@@ -161,11 +203,7 @@ func (x *export) parentState(ctx context.Context, snap *catalogstore.Snapshot, s
 	if _, err := x.store.Stat(ctx, x.listKey(parent.ID)); errors.Is(err, blob.ErrNotFound) {
 		return nil, nil
 	}
-	files, _, err := x.cat.Files(ctx, x.ds, parent.ID)
-	if err != nil {
-		return nil, err
-	}
-	st, err := x.readList(ctx, parent, files)
+	st, err := x.readList(ctx, parent)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,11 @@ func (x *export) writeList(ctx context.Context, snap *catalogstore.Snapshot, fil
 	var prevGroups map[groupKey][]*manifest.DataFile
 	prevManifests := map[groupKey]manifestFile{}
 	if parent != nil {
-		prevGroups = groupFiles(parent.files)
+		pfiles, err := x.liveFiles(ctx, parent)
+		if err != nil {
+			return nil, err
+		}
+		prevGroups = groupFiles(pfiles)
 		for _, m := range parent.list {
 			if g, ok := parseManifestName(m.Path); ok {
 				prevManifests[g] = m
@@ -115,6 +119,17 @@ func (x *export) writeList(ctx context.Context, snap *catalogstore.Snapshot, fil
 		}
 		list = append(list, m)
 	}
+	st, err := x.putList(ctx, snap, list)
+	if err != nil {
+		return nil, err
+	}
+	st.files, st.loaded = files, true
+	return st, nil
+}
+
+// putList writes snap's manifest list, unless another exporter already
+// did: its list is then as good as ours, and is returned instead.
+func (x *export) putList(ctx context.Context, snap *catalogstore.Snapshot, list []manifestFile) (*listState, error) {
 	meta := map[string]string{
 		"snapshot-id":     strconv.FormatInt(snap.ID, 10),
 		"sequence-number": strconv.FormatInt(snap.SequenceNumber, 10),
@@ -130,23 +145,25 @@ func (x *export) writeList(ctx context.Context, snap *catalogstore.Snapshot, fil
 	key := x.listKey(snap.ID)
 	err = x.store.Put(ctx, key, bytes.NewReader(b), blob.PutOptions{IfNotExists: true})
 	if errors.Is(err, blob.ErrExists) {
-		// Another exporter wrote it first; its list is as good as ours.
-		return x.readList(ctx, snap, files)
+		return x.readList(ctx, snap)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", key, err)
 	}
-	return &listState{list: list, files: files}, nil
+	return &listState{snapID: snap.ID, list: list}, nil
 }
 
-// listState is an exported snapshot's manifest list with its live files.
+// listState is an exported snapshot's manifest list with its live files,
+// these read only when needed (loaded).
 type listState struct {
-	list  []manifestFile
-	files []manifest.DataFile
+	snapID int64
+	list   []manifestFile
+	files  []manifest.DataFile
+	loaded bool
 }
 
 // readList reads an existing manifest list of snap.
-func (x *export) readList(ctx context.Context, snap *catalogstore.Snapshot, files []manifest.DataFile) (*listState, error) {
+func (x *export) readList(ctx context.Context, snap *catalogstore.Snapshot) (*listState, error) {
 	key := x.listKey(snap.ID)
 	b, err := x.store.Get(ctx, key)
 	if err != nil {
@@ -156,7 +173,7 @@ func (x *export) readList(ctx context.Context, snap *catalogstore.Snapshot, file
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBadMetadata, key, err)
 	}
-	return &listState{list: list, files: files}, nil
+	return &listState{snapID: snap.ID, list: list}, nil
 }
 
 // sameFiles reports whether two sorted groups list the same files with the
