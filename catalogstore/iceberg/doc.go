@@ -19,7 +19,11 @@
 // Manifest lists and manifests are immutable: written once per snapshot,
 // create-only. A snapshot reuses its parent's manifest of every group of
 // files (same adding snapshot, same spec) that did not change, so an
-// append writes one manifest and one list whatever the table's size. A
+// append writes one manifest and one list whatever the table's size. It
+// also reads little: the export of an append to an exported parent decodes
+// only the lakesql manifest entries the append added (the row groups
+// holding them) instead of comparing both snapshots' whole manifests, which
+// other operations (deletes, overwrites, compaction) still do. A
 // new v{N+1}.metadata.json is written only when the table's state differs
 // from v{N}'s (a commit, a tag, a schema or spec change), after every
 // file it references; version-hint.text is moved last. A reader never
