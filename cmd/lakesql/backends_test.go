@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -106,5 +107,53 @@ func TestRun_FirestoreAndGCS(t *testing.T) {
 	}
 	if _, err := os.Stat(wh); !os.IsNotExist(err) {
 		t.Errorf("the production flags created the local warehouse %s (%v)", wh, err)
+	}
+	checkIcebergOnGCS(t, srv, project, flags)
+}
+
+// checkIcebergOnGCS: over gs:// storage the Iceberg export (issue 19)
+// writes its metadata into the bucket, and every location in it is a
+// gs:// URI an engine outside lakesql can open: the metadata.json's
+// table location and manifest list, and version-hint.text naming it.
+func checkIcebergOnGCS(t *testing.T, srv *fakestorage.Server, bucket string, flags []string) {
+	t.Helper()
+	out, stderr, err := runCLI(t, "", append(flags, "--format", "tsv", "-e", "CALL iceberg_metadata('d.t')")...)
+	if err != nil {
+		t.Fatalf("CALL iceberg_metadata: %v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	loc, _, _ := strings.Cut(lines[len(lines)-1], "\t")
+	prefix := "gs://" + bucket + "/lake/"
+	if !strings.HasPrefix(loc, prefix) || !strings.HasSuffix(loc, ".metadata.json") {
+		t.Fatalf("metadata location %q, want a gs:// URI under %s", loc, prefix)
+	}
+	read := func(uri string) []byte {
+		t.Helper()
+		obj, err := srv.GetObject(bucket, strings.TrimPrefix(uri, "gs://"+bucket+"/"))
+		if err != nil {
+			t.Fatalf("read %s from the bucket: %v", uri, err)
+		}
+		return obj.Content
+	}
+	var md struct {
+		Location  string `json:"location"`
+		Snapshots []struct {
+			ManifestList string `json:"manifest-list"`
+		} `json:"snapshots"`
+	}
+	if err := json.Unmarshal(read(loc), &md); err != nil {
+		t.Fatalf("metadata.json: %v", err)
+	}
+	if !strings.HasPrefix(md.Location, prefix) || len(md.Snapshots) == 0 {
+		t.Fatalf("metadata.json: location %q, %d snapshots; want a gs:// location and the table's snapshot", md.Location, len(md.Snapshots))
+	}
+	for _, s := range md.Snapshots {
+		if !strings.HasPrefix(s.ManifestList, prefix) || len(read(s.ManifestList)) == 0 {
+			t.Errorf("manifest list %q: want a non-empty object under %s", s.ManifestList, prefix)
+		}
+	}
+	dir := loc[:strings.LastIndex(loc, "/")]
+	if hint := strings.TrimSpace(string(read(dir + "/version-hint.text"))); !strings.HasSuffix(loc, "/v"+hint+".metadata.json") {
+		t.Errorf("version-hint.text %q does not name %s", hint, loc)
 	}
 }
