@@ -91,6 +91,36 @@ func TestReadParquetAndCSV(t *testing.T) {
 	})
 }
 
+// TestReadParquet_NoDatabaseSelected: file functions read no database,
+// so they work with none selected (GMS's binder wanted one, 1046), in
+// joins with qualified tables and CTAS; the stand-in database the binder
+// is lent ends with the statement, and a statement naming a table
+// without its database still gets 1046.
+func TestReadParquet_NoDatabaseSelected(t *testing.T) {
+	dataInOut(t, func(t *testing.T, dir string) {
+		writeFile(t, filepath.Join(dir, "p", "a.parquet"), parquetRows(t, []int64{1, 2}, []string{"a", "b"}, false))
+		writeFile(t, filepath.Join(dir, "c.csv"), []byte("id,name\n1,x\n"))
+	}, scriptTest{
+		setup: []string{"CREATE DATABASE d", "CREATE TABLE d.k (id BIGINT)", "INSERT INTO d.k VALUES (2)"},
+		checks: []check{
+			{query: "SELECT id, name FROM read_parquet('$F/p/*.parquet')", want: []string{"1|a", "2|b"}},
+			{query: "SELECT DATABASE()", want: []string{"NULL"}},
+			{query: "SELECT p.name FROM read_parquet('$F/p/*.parquet') p JOIN d.k ON p.id = d.k.id", want: []string{"b"}},
+			{query: "SELECT name FROM read_csv('$F/c.csv')", want: []string{"x"}},
+			{query: "CREATE TABLE d.fromp AS SELECT id FROM read_parquet('$F/p/*.parquet')"},
+			{query: "INSERT INTO d.fromp SELECT id FROM read_parquet('$F/p/*.parquet') WHERE id = 1"},
+			{query: "SELECT COUNT(*), SUM(id) FROM d.fromp", want: []string{"3|4"}},
+			{query: "SELECT p.id FROM read_parquet('$F/p/*.parquet') p JOIN k ON p.id = k.id", wantErr: "1046 No database"},
+			{query: "INSERT INTO fromp SELECT id FROM read_parquet('$F/p/*.parquet')", wantErr: "1046 No database"},
+			{query: "SELECT DATABASE()", want: []string{"NULL"}},
+			// A statement of file functions that fails while it is planned
+			// leaves no database selected either.
+			{query: "SELECT nope FROM read_parquet('$F/p/*.parquet')", wantErr: "1054 nope"},
+			{query: "SELECT DATABASE()", want: []string{"NULL"}},
+		},
+	})
+}
+
 // TestReadParquet_Vectorised: an aggregate over read_parquet runs as the
 // vectorised scan a dataset's would.
 func TestReadParquet_Vectorised(t *testing.T) {

@@ -48,6 +48,9 @@ func enforceEgress(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 type guardedBuilder struct{ inner sql.NodeExecBuilder }
 
 func (b guardedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	if s, ok := ctx.Session.(*Session); ok {
+		s.ScopeFileFunctions(false) // planned: the stand-in database ends here
+	}
 	if !writesAtRoot(n) {
 		return b.inner.Build(ctx, n, r)
 	}

@@ -149,11 +149,16 @@ func (h rerunHandler) session(c *mysql.Conn) *Session {
 // only after a failure, so a statement that succeeds costs nothing more.
 func (h rerunHandler) run(ctx context.Context, c *mysql.Conn, run func() (bool, error)) error {
 	answered, err := run()
-	if err == nil || answered {
-		return err
+	if err == nil {
+		return nil
 	}
 	s := h.session(c)
-	if s == nil || !s.takeRefused() {
+	if s != nil {
+		// A statement that failed before it was built leaves the
+		// file-function stand-in database set (Session.GetCurrentDatabase).
+		s.ScopeFileFunctions(false)
+	}
+	if answered || s == nil || !s.takeRefused() {
 		return err
 	}
 	return s.rerun(ctx, h.log, err, run)

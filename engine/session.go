@@ -36,6 +36,25 @@ type Session struct {
 	// refused notes that the running statement's only commit was refused
 	// for re-preparation (rerun.go).
 	refused bool
+	// fileFunctions is set while a statement of file functions is planned
+	// with no database selected (mysqlfix.FileFunctionScope).
+	fileFunctions atomic.Bool
+}
+
+// fileFunctionDatabase is the database the binder is lent for a
+// statement of file functions: one every catalog has and nobody writes.
+const fileFunctionDatabase = "information_schema"
+
+// ScopeFileFunctions implements mysqlfix.FileFunctionScope.
+func (s *Session) ScopeFileFunctions(on bool) { s.fileFunctions.Store(on) }
+
+// GetCurrentDatabase implements sql.Session: the selected database, or
+// the stand-in while a statement of file functions is planned.
+func (s *Session) GetCurrentDatabase() string {
+	if db := s.BaseSession.GetCurrentDatabase(); db != "" || !s.fileFunctions.Load() {
+		return db
+	}
+	return fileFunctionDatabase
 }
 
 // RecordResultSchema implements mysqlfix.ResultSchemaRecorder.

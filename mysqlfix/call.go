@@ -15,7 +15,8 @@ import (
 // (and 1305 "PROCEDURE ... does not exist" with a database, which sqlerr
 // maps). Every other statement kind's binder checks for the missing
 // database (FuzzStatementKinds in engine probes them), so the guard is
-// on CALL alone, before the binder sees it.
+// on CALL alone, before the binder sees it. The same parser lends the
+// binder a database for statements of file functions (tablefuncdb.go).
 
 // Procedures finds engine procedures; *analyzer.Catalog is one.
 type Procedures interface {
@@ -42,6 +43,7 @@ func errNoDatabase() error {
 
 func (p *CallGuard) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
 	st, parsed, rest, err := p.Parser.Parse(ctx, query, multi)
+	scopeFileFunctions(ctx, st)
 	if err == nil {
 		if err = p.checkCall(ctx, st); err != nil {
 			st = nil // GMS's handler runs a statement despite a parse error
@@ -52,6 +54,7 @@ func (p *CallGuard) Parse(ctx *sql.Context, query string, multi bool) (ast.State
 
 func (p *CallGuard) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, parsed, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+	scopeFileFunctions(ctx, st)
 	if err == nil {
 		if err = p.checkCall(ctx, st); err != nil {
 			st = nil // GMS's handler runs a statement despite a parse error
@@ -62,6 +65,7 @@ func (p *CallGuard) ParseWithOptions(ctx context.Context, query string, delimite
 
 func (p *CallGuard) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
 	st, end, err := p.Parser.ParseOneWithOptions(ctx, query, options)
+	scopeFileFunctions(ctx, st)
 	if err == nil {
 		if err = p.checkCall(ctx, st); err != nil {
 			st = nil
