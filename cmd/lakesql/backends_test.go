@@ -109,6 +109,24 @@ func TestRun_FirestoreAndGCS(t *testing.T) {
 		t.Errorf("the production flags created the local warehouse %s (%v)", wh, err)
 	}
 	checkIcebergOnGCS(t, srv, project, flags)
+	checkAddFilesInPlaceOnGCS(t, flags, project)
+}
+
+// checkAddFilesInPlaceOnGCS: with the warehouse on GCS, add_files of a
+// gs:// file inside the warehouse's bucket and prefix registers it where
+// it is (issue 20 item 1), not as a copy under the table's data/.
+func checkAddFilesInPlaceOnGCS(t *testing.T, flags []string, bucket string) {
+	t.Helper()
+	uri := "gs://" + bucket + "/lake/incoming/t.parquet"
+	q := "CALL export_parquet('d.t', '" + uri + "'); CREATE TABLE d.u (a INT); CALL add_files('d.u', '" + uri + "'); " +
+		"SELECT COUNT(*), SUM(a) FROM d.u; SELECT path FROM d.`u$files`"
+	out, stderr, err := runCLI(t, "", append(flags, "--format", "tsv", "-e", q)...)
+	if err != nil {
+		t.Fatalf("add_files over gs://: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "COUNT(*)\tSUM(a)\n2\t3\n") || !strings.Contains(out, "path\nincoming/t.parquet\n") {
+		t.Errorf("add_files over gs://: want 2 rows summing to 3 from incoming/t.parquet, registered in place:\n%s", out)
+	}
 }
 
 // checkIcebergOnGCS: over gs:// storage the Iceberg export (issue 19)
