@@ -278,50 +278,23 @@ func initVariables() {
 	if sql.SystemVariables == nil {
 		variables.InitSystemVariables()
 	}
-	if _, _, ok := sql.SystemVariables.GetGlobal(SysVarWorkspace); !ok {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    SysVarWorkspace,
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
-			Dynamic: true,
-			Type:    types.NewSystemStringType(SysVarWorkspace),
-			Default: "",
-		}})
-	}
-	if _, _, ok := sql.SystemVariables.GetGlobal(provider.SysVarDeferredStats); !ok {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    provider.SysVarDeferredStats,
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
-			Dynamic: true,
-			Type:    types.NewSystemBoolType(provider.SysVarDeferredStats),
-			Default: int8(0),
-		}})
-	}
-	if _, _, ok := sql.SystemVariables.GetGlobal(rewrite.SysVarJoinBuildRows); !ok {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    rewrite.SysVarJoinBuildRows,
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
-			Dynamic: true,
-			Type:    types.NewSystemIntType(rewrite.SysVarJoinBuildRows, 0, 1<<40, false),
-			Default: int64(rewrite.DefaultJoinBuildRows),
-		}})
-	}
-	if _, _, ok := sql.SystemVariables.GetGlobal(rewrite.SysVarDecorrelate); !ok {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    rewrite.SysVarDecorrelate,
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
-			Dynamic: true,
-			Type:    types.NewSystemBoolType(rewrite.SysVarDecorrelate),
-			Default: int8(1),
-		}})
-	}
-	if _, _, ok := sql.SystemVariables.GetGlobal(rewrite.SysVarJoinRewrites); !ok {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    rewrite.SysVarJoinRewrites,
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
-			Dynamic: true,
-			Type:    types.NewSystemBoolType(rewrite.SysVarJoinRewrites),
-			Default: int8(1),
-		}})
+	both := sql.GetMysqlScope(sql.SystemVariableScope_Both)
+	for _, v := range []*sql.MysqlSystemVariable{
+		{Name: SysVarWorkspace, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Session), Dynamic: true,
+			Type: types.NewSystemStringType(SysVarWorkspace), Default: ""},
+		{Name: provider.SysVarDeferredStats, Scope: both, Dynamic: true,
+			Type: types.NewSystemBoolType(provider.SysVarDeferredStats), Default: int8(0)},
+		{Name: rewrite.SysVarJoinBuildRows, Scope: both, Dynamic: true,
+			Type: types.NewSystemIntType(rewrite.SysVarJoinBuildRows, 0, 1<<40, false), Default: int64(rewrite.DefaultJoinBuildRows)},
+		{Name: rewrite.SysVarDecorrelate, Scope: both, Dynamic: true,
+			Type: types.NewSystemBoolType(rewrite.SysVarDecorrelate), Default: int8(1)},
+		{Name: rewrite.SysVarJoinRewrites, Scope: both, Dynamic: true,
+			Type: types.NewSystemBoolType(rewrite.SysVarJoinRewrites), Default: int8(1)},
+	} {
+		// The registry is process-wide: a second engine finds them there.
+		if _, _, ok := sql.SystemVariables.GetGlobal(v.Name); !ok {
+			sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{v})
+		}
 	}
 	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})
 	// MySQL 8's max_allowed_packet (GMS starts at 1 GiB), unless a SET

@@ -7,7 +7,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 )
 
@@ -142,24 +141,8 @@ func digitsOf(e sql.Expression) (intDigits, scale int, ok bool) {
 }
 
 // cmpDigits is the integer digits and scale a DECIMAL or integer type
-// holds; ok is false for other types.
+// holds (decimalDigits, as MySQL types them); ok is false for other types.
 func cmpDigits(t sql.Type) (intDigits, scale int, ok bool) {
-	if dt, isDec := t.(sql.DecimalType); isDec {
-		return int(dt.Precision()) - int(dt.Scale()), int(dt.Scale()), true
-	}
-	switch t.Type() {
-	case sqltypes.Int8, sqltypes.Uint8:
-		return 3, 0, true
-	case sqltypes.Int16, sqltypes.Uint16:
-		return 5, 0, true
-	case sqltypes.Int24, sqltypes.Uint24:
-		return 8, 0, true
-	case sqltypes.Int32, sqltypes.Uint32:
-		return 10, 0, true
-	case sqltypes.Int64:
-		return 19, 0, true
-	case sqltypes.Uint64:
-		return 20, 0, true
-	}
-	return 0, 0, false
+	p, sc, ok := decimalDigits(t)
+	return int(p) - int(sc), int(sc), ok
 }
