@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,4 +113,44 @@ func TestClient_ConnectorJPrepared(t *testing.T) {
 	if string(out) != want {
 		t.Fatalf("Connector/J output:\n%s\nwant:\n%s", out, want)
 	}
+}
+
+// TestClient_MariaDBCLIErrorAfterRows: the mariadb client gets an error
+// raised after rows were streamed (ERROR 1690 ...) and goes on with the
+// script on the same connection (it would reconnect silently, with a new
+// connection id, had the server closed it).
+func TestClient_MariaDBCLIErrorAfterRows(t *testing.T) {
+	bin := needTool(t, "mariadb")
+	e := enginetest.Open(t)
+	var vals []string
+	for i := range 1000 {
+		vals = append(vals, "("+strconv.Itoa(i)+")")
+	}
+	if err := e.Connect("root").Exec(context.Background(),
+		"CREATE DATABASE d; CREATE TABLE d.big (a BIGINT); INSERT INTO d.big VALUES "+strings.Join(vals, ",")); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := serve(t, e, "d")
+	cmd := exec.Command(bin, "-h", "127.0.0.1", "-P", port(addr), "-u", "root", "--batch", "--skip-ssl", "--force", "d")
+	cmd.Stdin = strings.NewReader("SELECT CONNECTION_ID() AS first;\nSELECT a + 9223372036854775307 FROM big ORDER BY a;\nSELECT CONNECTION_ID() AS second;\n")
+	out, _ := cmd.CombinedOutput() // --force: the exit status does not tell
+	s := string(out)
+	if !strings.Contains(s, "ERROR 1690") || !strings.Contains(s, "BIGINT value is out of range") {
+		t.Fatalf("no 1690 error in the output:\n%s", s)
+	}
+	first, second := afterLine(s, "first"), afterLine(s, "second")
+	if first == "" || first != second {
+		t.Fatalf("connection id %q before the error, %q after; want the same:\n%s", first, second, s)
+	}
+}
+
+// afterLine is the line that follows the line header in s, or "".
+func afterLine(s, header string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l == header && i+1 < len(lines) {
+			return lines[i+1]
+		}
+	}
+	return ""
 }

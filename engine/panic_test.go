@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/lakesql/lakesql/engine"
 	"github.com/lakesql/lakesql/engine/enginetest"
@@ -146,34 +148,124 @@ func TestPanic_Wire(t *testing.T) {
 	}
 }
 
-// TestPanic_WireAfterRowsStreamed: a panic after the first batch of rows
-// reached the client cannot become an error packet (vitess aborts any
-// error in the middle of a result set, which closes the connection), but
-// the server keeps serving: a new connection works.
+// lateCases fail after the first 384 rows (three of GMS's 128-row
+// batches) reached the client: MySQL ends the result set with the error
+// and the connection goes on. args makes the statement a prepared one
+// (COM_STMT_EXECUTE).
+var lateCases = []struct {
+	name, query string
+	args        []any
+	code        uint16
+	cause       string
+}{
+	{"panic", "SELECT panic_late(a) FROM p.big ORDER BY a", nil, 1105, "internal error: runtime error: index out of range [500]"},
+	{"panic in a second UNION branch", "SELECT a FROM p.big UNION ALL SELECT panic_late(a) FROM p.big", nil, 1105, "index out of range [500]"},
+	{"overflow", "SELECT a + 9223372036854775307 FROM p.big ORDER BY a", nil, 1690, "BIGINT value is out of range"},
+	{"prepared panic", "SELECT panic_late(a) FROM p.big WHERE a >= ? ORDER BY a", []any{0}, 1105, "index out of range [500]"},
+	{"prepared overflow", "SELECT a + ? FROM p.big ORDER BY a", []any{int64(9223372036854775307)}, 1690, "out of range"},
+	{"second statement of a batch", "SELECT 1; SELECT panic_late(a) FROM p.big ORDER BY a; SELECT 2", nil, 1105, "index out of range [500]"},
+}
+
+// TestPanic_WireAfterRowsStreamed: a statement that fails after rows
+// were streamed ends its result set with the error (an ERR packet in
+// place of the next row), as MySQL does; the client gets the rows before
+// it, then the error, and the same connection answers the next
+// statement. Over plain TCP and over TLS (where the packets are
+// rewritten above the encryption).
 func TestPanic_WireAfterRowsStreamed(t *testing.T) {
 	e := enginetest.Open(t)
 	registerPanics(t, e)
 	db, _ := serve(t, e, "")
 	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
 	mustExec := func(q string) {
-		if _, err := db.ExecContext(ctx, q); err != nil {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	mustExec("CREATE DATABASE p")
-	mustExec("CREATE TABLE p.big (a INT)")
+	mustExec("CREATE TABLE p.big (a BIGINT)")
 	var vals []string
 	for i := 0; i < 1000; i++ {
 		vals = append(vals, fmt.Sprintf("(%d)", i))
 	}
 	mustExec("INSERT INTO p.big VALUES " + strings.Join(vals, ","))
-	if err := drain(db.QueryContext(ctx, "SELECT panic_late(a) FROM p.big ORDER BY a")); err == nil {
-		t.Fatal("panicking statement succeeded")
+	t.Run("tcp", func(t *testing.T) { lateErrors(t, conn) })
+
+	addr := wireServer(t, e, engine.ServerConfig{TLS: &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}, RequireTLS: true})
+	if err := gomysql.RegisterTLSConfig("lakesql-late", &tls.Config{InsecureSkipVerify: true}); err != nil {
+		t.Fatal(err)
 	}
-	var n int
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM p.big").Scan(&n); err != nil || n != 1000 {
-		t.Fatalf("server after a mid-stream panic: %d, %v", n, err)
+	cfg := gomysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.TLSConfig, cfg.MultiStatements = "root", "tcp", addr, "lakesql-late", true
+	tdb, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer tdb.Close()
+	tconn, err := tdb.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tconn.Close()
+	t.Run("tls", func(t *testing.T) { lateErrors(t, tconn) })
+}
+
+// lateErrors runs lateCases on conn, which sees p.big = 0..999.
+func lateErrors(t *testing.T, conn *sql.Conn) {
+	ctx := context.Background()
+	var id int64
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range lateCases {
+		t.Run(c.name, func(t *testing.T) {
+			n, err := countRows(conn.QueryContext(ctx, c.query, c.args...))
+			code, msg := errCode(err)
+			if code != c.code || !strings.Contains(msg, c.cause) {
+				t.Fatalf("error %d %q, want %d with %q", code, msg, c.code, c.cause)
+			}
+			lo, hi := 384, 500
+			if strings.Contains(c.query, "UNION") {
+				lo, hi = 1000, 1500 // the whole first branch, at least
+			}
+			if n < lo || n > hi {
+				t.Errorf("%d rows before the error, want the streamed batches (%d..%d)", n, lo, hi)
+			}
+			var same int64
+			var cnt int
+			if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID(), COUNT(*) FROM p.big").Scan(&same, &cnt); err != nil || same != id || cnt != 1000 {
+				t.Fatalf("next statement: connection %d (was %d), %d rows, %v", same, id, cnt, err)
+			}
+		})
+	}
+}
+
+// countRows reads every result set and returns the number of rows of
+// the last one and the first error.
+func countRows(rows *sql.Rows, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for {
+		n = 0
+		for rows.Next() {
+			n++
+		}
+		if rows.Err() != nil || !rows.NextResultSet() {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	return n, rows.Close()
 }
 
 // TestPanic_Embedded: the same statements through engine.Conn return a

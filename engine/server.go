@@ -89,8 +89,11 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		g := mysqlfix.PanicGuard{Handler: h, Log: e.log, OnPanic: func(c *mysql.Conn) { afterWirePanic(s, c) }}
 		// The re-run of a statement that lost a commit race is outermost,
 		// so it sees what was sent after the field fixes.
-		return wrapHandler(rerunHandler{Handler: mysqlfix.Results{Handler: g, ResultSchema: func(c *mysql.Conn) sql.Schema { return connSession(s, c).ResultSchema() }},
+		h, err := wrapHandler(rerunHandler{Handler: mysqlfix.Results{Handler: g, ResultSchema: func(c *mysql.Conn) sql.Schema { return connSession(s, c).ResultSchema() }},
 			srv: func() *server.Server { return s }, log: e.log})
+		// Outermost: a late error, once remapped, ends its result set
+		// instead of the connection.
+		return mysqlfix.MidResult{Handler: h, Log: e.log}, err
 	}
 	s, err := server.NewServerWithHandler(sc, e.gms, sql.NewContext, e.sessionBuilder, nil, wrap)
 	if err != nil {

@@ -29,8 +29,22 @@ func (a AuthServer) AuthMethods() []mysql.AuthMethod {
 		if m.Name() == a.DefaultAuthMethodDescription() {
 			out[i] = unknownUsers{AuthMethod: m, all: ms}
 		}
+		out[i] = afterLogin{out[i]}
 	}
 	return out
+}
+
+// afterLogin installs the connection's StreamConn (midresult.go) once
+// the client is authenticated: the first point after TLS was negotiated
+// where vitess hands over the connection, and before its first command.
+type afterLogin struct{ mysql.AuthMethod }
+
+func (m afterLogin) HandleAuthPluginData(c *mysql.Conn, user string, server, client []byte, addr net.Addr) (mysql.Getter, error) {
+	g, err := m.AuthMethod.HandleAuthPluginData(c, user, server, client, addr)
+	if err == nil {
+		InstallStreamConn(c)
+	}
+	return g, err
 }
 
 // unknownUsers is an auth method that also handles users no method

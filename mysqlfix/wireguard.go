@@ -133,7 +133,7 @@ func (g *GuardedConn) send(c chunk) bool {
 func (g *GuardedConn) refuse(seq byte) {
 	msg := ErrPacketTooLarge.Error()
 	payload := append([]byte{0xff, 0x81, 0x04, '#'}, "08S01"+msg...) // 1153, little-endian
-	pkt := append([]byte{byte(len(payload)), byte(len(payload) >> 8), byte(len(payload) >> 16), seq}, payload...)
+	pkt := framePacket(seq, payload)
 	_ = g.Conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	_, _ = g.Conn.Write(pkt)
 	_ = g.Conn.Close()
@@ -180,12 +180,14 @@ func (g *GuardedConn) Close() error {
 }
 
 // GuardOf finds the guarded connection under c (vitess wraps it for its
-// write timeout, and TLS wraps that), or nil.
+// write timeout, TLS wraps that, and a StreamConn is on top), or nil.
 func GuardOf(c net.Conn) *GuardedConn {
 	for c != nil {
 		switch x := c.(type) {
 		case *GuardedConn:
 			return x
+		case *StreamConn:
+			c = x.Conn
 		case netutil.ConnWithTimeouts:
 			c = x.Conn
 		case *tls.Conn:
