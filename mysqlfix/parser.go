@@ -101,14 +101,28 @@ func (p *Parser) rewrite(st ast.Statement) (ast.Statement, error) {
 	}
 	sel, ok := st.(ast.SelectStatement)
 	if !ok {
-		if hasRollupMarker(st) {
+		_, err := p.rollupNested(st, nil)
+		switch {
+		case err != nil:
+			return nil, err
+		case hasRollupMarker(st):
 			return nil, errRollupPlacement
 		}
+		// In place: a CREATE VIEW keeps the offsets GMS takes the view's
+		// text by (the view's WITH ROLLUP is rewritten again when the
+		// view is read).
 		return st, nil
 	}
+	nested, err := p.rollupNested(sel, topSelects(sel, map[*ast.Select]bool{}))
+	if err != nil {
+		return nil, err
+	}
 	text, changed, err := p.rewriteSelect(sel)
-	if err != nil || !changed {
+	if err != nil || !(changed || nested) {
 		return st, err
+	}
+	if !changed {
+		text = render(sel)
 	}
 	return p.reparse(text)
 }

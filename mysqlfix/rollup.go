@@ -25,14 +25,17 @@ import (
 //	ORDER BY <the statement's ORDER BY, or __rl1, __rk1, __rl2, __rk2, …>
 //
 // where each branch has the rolled-up grouping expressions (outside
-// aggregates) replaced by NULL and GROUPING() by its value.
+// aggregates) replaced by NULL and GROUPING() by its value. A SELECT
+// below the top level (a derived table, a subquery, a CTE, the SELECT of
+// an INSERT or a view) is rewritten the same way, in place and innermost
+// first (rollupNested).
 
 const rollupMarker = ",__rollup__" // as long as "WITH ROLLUP"
 
 var (
-	// errRollupPlacement: WITH ROLLUP where lakesql does not rewrite it
-	// (ER_NOT_SUPPORTED_YET).
-	errRollupPlacement = rollupUnsupported("WITH ROLLUP is supported on a top-level SELECT or UNION branch, not in a subquery, view or INSERT")
+	// errRollupPlacement: WITH ROLLUP outside a SELECT's GROUP BY, where
+	// MySQL refuses it too (ER_NOT_SUPPORTED_YET).
+	errRollupPlacement = rollupUnsupported("WITH ROLLUP outside the GROUP BY of a SELECT")
 	// errGroupingWithoutRollup: GROUPING() without WITH ROLLUP, as MySQL
 	// reports it (ER_INVALID_GROUP_FUNC_USE).
 	errGroupingWithoutRollup = mysql.NewSQLError(mysql.ERInvalidGroupFuncUse, "HY000", "Invalid use of group function: GROUPING() needs GROUP BY ... WITH ROLLUP")
@@ -146,6 +149,55 @@ func rollupGroupBy(s *ast.Select) bool {
 	return true
 }
 
+// rollupNested rewrites, in place, every SELECT of st with WITH ROLLUP
+// that is not in top (the SELECTs rewriteSelect handles), innermost
+// first, so that each one sees its subqueries already rewritten. It
+// reports whether it changed anything.
+func (p *Parser) rollupNested(st ast.SQLNode, top map[*ast.Select]bool) (bool, error) {
+	var found []*ast.Select
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if s, ok := n.(*ast.Select); ok && !top[s] && len(s.GroupBy) > 1 && isRollupMarker(s.GroupBy[len(s.GroupBy)-1]) {
+			found = append(found, s)
+		}
+		return true, nil
+	}, st)
+	// Walk visits a SELECT before the SELECTs inside it.
+	for i := len(found) - 1; i >= 0; i-- {
+		s := found[i]
+		rollupGroupBy(s)
+		text, err := p.rollup(s)
+		if err != nil {
+			return false, err
+		}
+		out, err := p.parseSelect(text)
+		if err != nil {
+			return false, err
+		}
+		if out.Limit == nil {
+			// Rows of a subquery have no order without a LIMIT (MySQL
+			// ignores it too), and a UNION branch may not have one.
+			out.OrderBy = nil
+		}
+		*s = *out
+	}
+	return len(found) > 0, nil
+}
+
+// topSelects are the SELECTs rewriteSelect handles itself: sel, or the
+// branches of a top-level set operation.
+func topSelects(sel ast.SelectStatement, into map[*ast.Select]bool) map[*ast.Select]bool {
+	switch s := sel.(type) {
+	case *ast.Select:
+		into[s] = true
+	case *ast.ParenSelect:
+		topSelects(s.Select, into)
+	case *ast.SetOp:
+		topSelects(s.Left, into)
+		topSelects(s.Right, into)
+	}
+	return into
+}
+
 func isGrouping(e ast.Expr) bool {
 	f, ok := e.(*ast.FuncExpr)
 	return ok && f.Name.EqualString("grouping")
@@ -224,8 +276,17 @@ func (p *Parser) rollup(s *ast.Select) (string, error) {
 		if level > 0 {
 			text += render(b.GroupBy[:level])
 		}
+		var having []string
 		if b.Having != nil {
-			text += " HAVING " + render(rewriteExpr(b.Having.Expr, replace))
+			having = append(having, "("+render(rewriteExpr(b.Having.Expr, replace))+")")
+		}
+		if level == 0 {
+			// The grand total is one row, none over no rows (as MySQL's
+			// rollup of no groups), even with no aggregate selected.
+			having = append(having, "COUNT(*) > 0")
+		}
+		if len(having) > 0 {
+			text += " HAVING " + strings.Join(having, " AND ")
 		}
 		branches = append(branches, text)
 	}
