@@ -133,45 +133,6 @@ func TestDecorrelate_MatchesRowPath(t *testing.T) {
 	}
 }
 
-// TestDecorrelate_Refuses: shapes the rule cannot rewrite exactly keep
-// GMS's per-row subquery (and its answers).
-func TestDecorrelate_Refuses(t *testing.T) {
-	conn := correlatedTables(t)
-	for _, q := range []string{
-		// The value over no rows is not NULL: COUNT, COALESCE.
-		"SELECT o.k FROM o WHERE o.g >= (SELECT COUNT(*) FROM i WHERE i.k = o.k)",
-		"SELECT o.k FROM o WHERE o.g >= (SELECT COUNT(i.v) FROM i WHERE i.k = o.k)",
-		"SELECT o.k FROM o WHERE o.x < (SELECT COALESCE(SUM(i.v), 0) FROM i WHERE i.k = o.k)",
-		// NULL-safe comparison, and the comparison under OR.
-		"SELECT o.k FROM o WHERE o.x <=> (SELECT MAX(i.v) FROM i WHERE i.k = o.k)",
-		"SELECT o.k FROM o WHERE o.g = 1 OR o.x < (SELECT MAX(i.v) FROM i WHERE i.k = o.k)",
-		// Correlation other than a column equality.
-		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v) FROM i WHERE i.k < o.k)",
-		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v) FROM i WHERE i.k = o.k + 1)",
-		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v) FROM i WHERE i.k = o.k OR i.k2 = o.k2)",
-		// An outer column outside the WHERE's equalities.
-		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v) + o.g FROM i WHERE i.k = o.k)",
-		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v + o.g) FROM i WHERE i.k = o.k)",
-		// A string key against a number (grouping is not the comparison);
-		// a DECIMAL key (GMS's hash join would miss equal pairs).
-		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v) FROM i WHERE i.s = o.k)",
-		"SELECT o.k FROM o WHERE o.g < (SELECT MAX(i.f) FROM i WHERE i.v = o.x)",
-		// Not a scalar aggregate: GROUP BY, no aggregate, LIMIT.
-		"SELECT o.k FROM o WHERE o.x < (SELECT MAX(i.v) FROM i WHERE i.k = o.k GROUP BY i.k2 LIMIT 1)",
-		"SELECT o.k FROM o WHERE o.x < (SELECT i.v FROM i WHERE i.k = o.k LIMIT 1)",
-		// Inside a correlated subquery (GMS cannot plan a join there whose
-		// filters read the outer row).
-		"SELECT o.k, o.x FROM o WHERE o.x > (SELECT MAX(i.v) FROM i WHERE NOT (i.k <> o.k) AND i.v > (SELECT AVG(i2.v) FROM i AS i2 WHERE i2.k2 = i.k2))",
-		// Correlated to a scope above the filter's own.
-		"SELECT o.k FROM o WHERE EXISTS (SELECT 1 FROM i WHERE i.k = o.k AND i.v > (SELECT MAX(i2.v) FROM i AS i2 WHERE i2.k2 = o.k2))",
-	} {
-		if plan := enginetest.Explain(t, conn, q); strings.Contains(plan, "scalarsubquery") {
-			t.Errorf("rewritten: %s\n%s", q, plan)
-		}
-		enginetest.Render(t, conn, q) // and still answers
-	}
-}
-
 // TestDecorrelate_DeleteKeepsRowPath: a DELETE's filter keeps its per-row
 // subquery and deletes exactly the rows the SELECT finds.
 func TestDecorrelate_DeleteKeepsRowPath(t *testing.T) {

@@ -140,25 +140,6 @@ func TestTopN_MatchesRowPath(t *testing.T) {
 	}
 }
 
-// TestTopN_StagedWrites: an open transaction's staged rows take part (the
-// rule leaves such plans to the row path, which merges them).
-func TestTopN_StagedWrites(t *testing.T) {
-	ctx := context.Background()
-	conn := topNTable(t)
-	q := "SELECT k, i FROM t ORDER BY i DESC, k LIMIT 2"
-	for _, s := range []string{"BEGIN", "INSERT INTO t (k, i) VALUES (42, 1000)"} {
-		if err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := enginetest.Typed(t, conn, q, true); !strings.HasPrefix(got, "int32:42|int32:1000\n") {
-		t.Errorf("staged row missing from the top:\n%s", got)
-	}
-	if err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestLimit_MatchesRowPath: a bare LIMIT (over which the table reads at
 // most that many rows, or lazily under a filter) returns the first rows
 // of the unlimited row path's answer, in scan order.
