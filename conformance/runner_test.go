@@ -162,9 +162,9 @@ func TestParseScriptAnnotations(t *testing.T) {
 	}
 }
 
-// TestParseScriptExplain: "# explain:" lines attach to the next query
-// record (skipif/onlyif between allowed), "!" says absent, and they are
-// refused anywhere else.
+// TestParseScriptExplain: "# explain:" lines attach to the next query or
+// statement error record (skipif/onlyif between allowed), "!" says
+// absent, and they are refused anywhere else.
 func TestParseScriptExplain(t *testing.T) {
 	good := writeFile(t, "good.test", "# explain: VectorAggregate\n# explain: !StatsAnswer\nskipif mysql\nquery I nosort\nSELECT 1\n----\n1\n")
 	s, err := conformance.ParseScript(good)
@@ -175,11 +175,15 @@ func TestParseScriptExplain(t *testing.T) {
 	if got := s.Explains[5]; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("explains of line 5 = %+v, want %+v", got, want)
 	}
+	failing := writeFile(t, "failing.test", "# explain: VectorAggregate\n# error: 1690 out of range\nstatement error\nSELECT 1\n")
+	if s, err := conformance.ParseScript(failing); err != nil || len(s.Explains[4]) != 1 || s.Errors[4].Code != 1690 {
+		t.Errorf("explain before a statement error: %+v, %v", s, err)
+	}
 	for name, text := range map[string]string{
-		"on a statement": "# explain: X\nstatement ok\nSELECT 1\n",
-		"with an error":  "# error: 1146 x\n# explain: X\nstatement error\nSELECT 1\n",
-		"empty":          "# explain:\nquery I\nSELECT 1\n----\n1\n",
-		"at end":         "statement ok\nSELECT 1\n\n# explain: X\n",
+		"on a statement":      "# explain: X\nstatement ok\nSELECT 1\n",
+		"exact with an error": "# error: 1146 x\n# exact\nstatement error\nSELECT 1\n",
+		"empty":               "# explain:\nquery I\nSELECT 1\n----\n1\n",
+		"at end":              "statement ok\nSELECT 1\n\n# explain: X\n",
 	} {
 		if _, err := conformance.ParseScript(writeFile(t, "bad.test", text)); err == nil {
 			t.Errorf("%s: ParseScript accepted %q", name, text)
@@ -225,5 +229,77 @@ func TestRunScriptExplain(t *testing.T) {
 		if len(out) != 1 || !strings.Contains(out[0].Problem, c.problem) || (c.problem == "") != (out[0].Problem == "") {
 			t.Errorf("plan %q: outcomes %+v, want problem %q", c.plan, out, c.problem)
 		}
+	}
+}
+
+// TestRunScriptExplainFailing: the plan of a statement error record is
+// checked before the statement runs.
+func TestRunScriptExplainFailing(t *testing.T) {
+	s, err := conformance.ParseScript(writeFile(t, "failing.test", "# explain: VectorAggregate\n# error: 1690 x\nstatement error\nSELECT 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		plan    []string
+		problem string
+	}{
+		{[]string{"GroupBy"}, `lacks "VectorAggregate"`},
+		{[]string{"VectorAggregate(t)"}, "expected an error"}, // the harness runs everything
+	} {
+		out := conformance.RunScript(ctx, s, planHarness{c.plan})
+		if len(out) != 1 || !strings.Contains(out[0].Problem, c.problem) {
+			t.Errorf("plan %q: outcomes %+v, want problem %q", c.plan, out, c.problem)
+		}
+	}
+}
+
+// decimalHarness answers every query with one DECIMAL-like R value.
+type decimalHarness struct{ v string }
+
+func (d decimalHarness) Exec(context.Context, string) error { return nil }
+func (d decimalHarness) Query(context.Context, string) (string, []*string, error) {
+	return "R", []*string{&d.v}, nil
+}
+
+// TestRunScriptExact: "# exact" (alone or among "# explain:" lines) makes
+// a query's R values compare as returned, so a DECIMAL's scale and digits
+// beyond the third count; it is refused away from a query record.
+func TestRunScriptExact(t *testing.T) {
+	path := writeFile(t, "exact.test", "# exact\nquery R nosort\nSELECT 1\n----\n1.50\n\nquery R nosort\nSELECT 2\n----\n1.500\n")
+	s, err := conformance.ParseScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Exact[3] || s.Exact[8] {
+		t.Fatalf("exact marks %v, want line 3 only", s.Exact)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		v        string
+		problems [2]bool // exact record, rounded record
+	}{
+		{"1.50", [2]bool{false, false}},
+		{"1.500", [2]bool{true, false}},
+		{"1.5000001", [2]bool{true, false}},
+	} {
+		out := conformance.RunScript(ctx, s, decimalHarness{c.v})
+		for i := range out {
+			if (out[i].Problem != "") != c.problems[i] {
+				t.Errorf("value %s, record %d: problem %q, want a problem: %t", c.v, i, out[i].Problem, c.problems[i])
+			}
+		}
+	}
+	for name, text := range map[string]string{
+		"on a statement": "# exact\nstatement ok\nSELECT 1\n",
+		"at end":         "statement ok\nSELECT 1\n\n# exact\n",
+	} {
+		if _, err := conformance.ParseScript(writeFile(t, "bad.test", text)); err == nil {
+			t.Errorf("%s: ParseScript accepted %q", name, text)
+		}
+	}
+	mixed := writeFile(t, "mixed.test", "# explain: VectorAggregate\n# exact\nquery R nosort\nSELECT 1\n----\n1.50\n")
+	if s, err := conformance.ParseScript(mixed); err != nil || !s.Exact[4] || len(s.Explains[4]) != 1 {
+		t.Errorf("explain and exact together: %+v, %v", s, err)
 	}
 }

@@ -41,22 +41,28 @@ type ExplainWant struct {
 }
 
 // Script is a parsed lakesql script: the sqllogictest records and the
-// error and explain annotations, keyed by the record's line number.
+// error, explain and exact annotations, keyed by the record's line number.
 type Script struct {
 	Path     string
 	Records  []*parser.Record
 	Errors   map[int]ErrorWant
 	Explains map[int][]ExplainWant
+	// Exact marks queries annotated "# exact": their R values are
+	// compared as the text the engine returns (a DECIMAL's scale and
+	// every digit), not rounded to three decimals.
+	Exact map[int]bool
 }
 
 var (
 	errorNote   = regexp.MustCompile(`^#\s*error:\s*(\d+)\s*(.*?)\s*$`)
 	explainNote = regexp.MustCompile(`^#\s*explain:\s*(!?)\s*(.*?)\s*$`)
+	exactNote   = regexp.MustCompile(`^#\s*exact\s*$`)
 )
 
 // ParseScript parses a lakesql script. It fails on a "# error:" line that
 // is not right before a "statement error" record, on a "statement error"
-// record without one, and on "# explain:" lines not right before a
+// record without one, on "# explain:" lines not right before a "query" or
+// "statement error" record, and on "# exact" lines not right before a
 // "query" record.
 func ParseScript(path string) (*Script, error) {
 	records, err := parser.ParseTestFile(path)
@@ -68,9 +74,10 @@ func ParseScript(path string) (*Script, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s := &Script{Path: path, Records: records, Errors: map[int]ErrorWant{}, Explains: map[int][]ExplainWant{}}
+	s := &Script{Path: path, Records: records, Errors: map[int]ErrorWant{}, Explains: map[int][]ExplainWant{}, Exact: map[int]bool{}}
 	var pending *ErrorWant
 	var explains []ExplainWant
+	exact := false
 	pendingLine, explainLine := 0, 0
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -88,30 +95,44 @@ func ParseScript(path string) (*Script, error) {
 			if m[2] == "" {
 				return nil, fmt.Errorf("%s:%d: \"# explain:\" needs a plan fragment", path, n)
 			}
-			if explains == nil {
+			if explains == nil && !exact {
 				explainLine = n
 			}
 			explains = append(explains, ExplainWant{Fragment: m[2], Absent: m[1] == "!"})
 			continue
 		}
-		if pending == nil && explains == nil {
+		if exactNote.MatchString(line) {
+			if explains == nil && !exact {
+				explainLine = n
+			}
+			exact = true
+			continue
+		}
+		if pending == nil && explains == nil && !exact {
 			continue
 		}
 		fields := strings.Fields(line)
 		switch {
 		case len(fields) > 0 && (fields[0] == "skipif" || fields[0] == "onlyif"):
 			continue
-		case pending != nil && explains == nil && len(fields) == 2 && fields[0] == "statement" && fields[1] == "error":
-			// The record's line is that of its SQL, the next line.
+		case pending != nil && !exact && len(fields) == 2 && fields[0] == "statement" && fields[1] == "error":
+			// The record's line is that of its SQL, the next line. A
+			// query that fails may have its plan checked too.
 			s.Errors[n+1] = *pending
-			pending = nil
-		case pending == nil && explains != nil && len(fields) > 0 && fields[0] == "query":
-			s.Explains[n+1] = explains
-			explains = nil
+			if explains != nil {
+				s.Explains[n+1] = explains
+			}
+			pending, explains = nil, nil
+		case pending == nil && len(fields) > 0 && fields[0] == "query":
+			if explains != nil {
+				s.Explains[n+1] = explains
+			}
+			s.Exact[n+1] = exact
+			explains, exact = nil, false
 		case pending != nil:
 			return nil, fmt.Errorf("%s:%d: \"# error:\" must be right before a \"statement error\" record", path, pendingLine)
 		default:
-			return nil, fmt.Errorf("%s:%d: \"# explain:\" must be right before a \"query\" record", path, explainLine)
+			return nil, fmt.Errorf("%s:%d: \"# explain:\" and \"# exact\" must be right before a \"query\" record", path, explainLine)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -120,8 +141,8 @@ func ParseScript(path string) (*Script, error) {
 	if pending != nil {
 		return nil, fmt.Errorf("%s:%d: \"# error:\" at the end of the file", path, pendingLine)
 	}
-	if explains != nil {
-		return nil, fmt.Errorf("%s:%d: \"# explain:\" at the end of the file", path, explainLine)
+	if explains != nil || exact {
+		return nil, fmt.Errorf("%s:%d: \"# explain:\" or \"# exact\" at the end of the file", path, explainLine)
 	}
 	for _, r := range records {
 		if r.Type() == parser.Statement && r.ExpectError() {
@@ -195,6 +216,9 @@ func RunScript(ctx context.Context, s *Script, ex Executor) []Outcome {
 		}
 		switch r.Type() {
 		case parser.Statement:
+			if o.Problem = checkExplain(ctx, ex, r.Query(), s.Explains[r.LineNum()]); o.Problem != "" {
+				break
+			}
 			err := ex.Exec(ctx, r.Query())
 			o.Code, o.Message = ErrorCode(err)
 			want, annotated := s.Errors[r.LineNum()]
@@ -217,7 +241,7 @@ func RunScript(ctx context.Context, s *Script, ex Executor) []Outcome {
 				break
 			}
 			o.Schema = schema
-			o.Values, o.Problem = checkQuery(r, schema, vals)
+			o.Values, o.Problem = checkQuery(r, schema, vals, s.Exact[r.LineNum()])
 		}
 		out = append(out, o)
 	}
@@ -256,12 +280,17 @@ func (w ErrorWant) matches(code uint16, msg string) bool {
 	return code == w.Code && strings.Contains(strings.ToLower(msg), strings.ToLower(w.Fragment))
 }
 
-// checkQuery renders vals as the format wants them and compares them with
-// the record's expected values (or their md5).
-func checkQuery(r *parser.Record, schema string, vals []*string) ([]string, string) {
+// checkQuery renders vals as the format wants them (exact: R values as
+// returned) and compares them with the record's expected values (or their
+// md5).
+func checkQuery(r *parser.Record, schema string, vals []*string, exact bool) ([]string, string) {
 	got := make([]string, len(vals))
 	for i, v := range vals {
-		got[i] = render(schema[i%len(schema)], v)
+		typ := schema[i%len(schema)]
+		if exact && typ == 'R' {
+			typ = 'T'
+		}
+		got[i] = render(typ, v)
 	}
 	if schema != r.Schema() {
 		return got, fmt.Sprintf("schema %s, want %s (values %q)", schema, r.Schema(), got)

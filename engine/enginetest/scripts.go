@@ -12,11 +12,14 @@ import (
 // RunScripts runs every sqllogictest script matching pattern (such as
 // "testdata/*.test") on a fresh embedded engine, one subtest per file, and
 // fails each record that does not pass. Scripts use the conformance
-// package's extensions: "# error: CODE fragment" before a statement error,
-// and "# explain: FRAGMENT" or "# explain: !FRAGMENT" before a query whose
-// plan (EXPLAIN FORMAT=TREE) must or must not contain FRAGMENT. A plan
+// package's extensions: "# error: CODE fragment" before a statement error;
+// "# explain: FRAGMENT" or "# explain: !FRAGMENT" before a query (or a
+// statement error) whose plan (EXPLAIN FORMAT=TREE) must or must not
+// contain FRAGMENT; and "# exact" before a query whose R values are
+// compared as returned (a DECIMAL's scale and every digit). A plan
 // rewrite's test is then a text file: set-up statements, and each query
-// with the plan node it must use and the rows it must return.
+// with the plan node it must use and the rows it must return, beside its
+// row-path twin (the same query with a conjunct the rewrite refuses).
 func RunScripts(t *testing.T, pattern string) {
 	t.Helper()
 	paths, err := filepath.Glob(pattern)

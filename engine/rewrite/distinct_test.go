@@ -153,52 +153,6 @@ func TestDistinct_Refuses(t *testing.T) {
 	}
 }
 
-// TestDistinct_LongStringFallsBack: GMS's COUNT(DISTINCT) converts values
-// to TEXT and fails on a longer string; the vectorised plan reruns on the
-// row path and fails the same way, and answers when no value is too long.
-func TestDistinct_LongStringFallsBack(t *testing.T) {
-	ctx := context.Background()
-	conn := enginetest.Open(t).Connect("root")
-	for _, q := range []string{
-		"CREATE DATABASE d", "USE d",
-		"CREATE TABLE t (k INT, lt LONGTEXT)",
-		"INSERT INTO t VALUES (1, 'a'), (2, 'b'), (2, 'a')",
-		"INSERT INTO t VALUES (3, REPEAT('x', 70000)), (3, 'c')",
-	} {
-		if err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	short := func(err error) string { // the error quotes the whole string
-		if s := fmt.Sprint(err); len(s) > 200 {
-			return s[:100] + "..." + s[len(s)-100:]
-		}
-		return fmt.Sprint(err)
-	}
-	for _, c := range []struct {
-		where string
-		fails bool
-	}{{"", true}, {"k < 3", false}} {
-		where := c.where
-		q := "SELECT COUNT(DISTINCT lt) FROM t"
-		if where != "" {
-			q += " WHERE " + where
-		}
-		if !strings.Contains(enginetest.Explain(t, conn, q), "VectorAggregate") {
-			t.Errorf("not vectorised: %s", q)
-		}
-		slow := "SELECT COUNT(DISTINCT lt) FROM t" + rowPathWhere(where)
-		gotRows, errFast := conn.QueryOne(ctx, q)
-		wantRows, errSlow := conn.QueryOne(ctx, slow)
-		if fmt.Sprint(errFast) != fmt.Sprint(errSlow) || (errSlow != nil) != c.fails {
-			t.Errorf("%s: vectorised error %s, row path error %s", q, short(errFast), short(errSlow))
-		}
-		if errFast == nil && fmt.Sprint(gotRows.Rows) != fmt.Sprint(wantRows.Rows) {
-			t.Errorf("%s: vectorised %v, row path %v", q, gotRows.Rows, wantRows.Rows)
-		}
-	}
-}
-
 // TestDistinct_JoinMatchesRowPath: COUNT(DISTINCT) of probe and build
 // columns and of probe expressions in a vectorised join aggregation
 // equals the row path's.
