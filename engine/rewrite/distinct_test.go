@@ -122,37 +122,6 @@ func TestDistinct_MatchesRowPath(t *testing.T) {
 	}
 }
 
-// TestDistinct_Refuses: DISTINCT aggregates the vectorised path does not
-// compute exactly as GMS does keep GMS's plan, and answer as the row
-// path does. SUM(DISTINCT x) and the like are plain aggregates of a
-// DistinctExpression: they must not be taken for SUM(x).
-func TestDistinct_Refuses(t *testing.T) {
-	conn := distinctTable(t)
-	for _, c := range []struct{ sel, tail string }{
-		{"COUNT(DISTINCT i, s)", ""}, // several arguments
-		{"g, COUNT(DISTINCT i, k)", "GROUP BY g"},
-		{"SUM(DISTINCT i)", ""},
-		{"g, SUM(DISTINCT dc), COUNT(*)", "GROUP BY g"},
-		{"AVG(DISTINCT i)", ""},
-		{"MIN(DISTINCT i), MAX(DISTINCT s)", ""},
-		{"COUNT(DISTINCT ci)", ""}, // case- and accent-insensitive collation
-		{"g, COUNT(DISTINCT ci)", "GROUP BY g"},
-		{"COUNT(DISTINCT b)", ""},     // BOOLEAN
-		{"COUNT(DISTINCT i / 2)", ""}, // an expression scan does not compute
-		{"COUNT(DISTINCT 1)", ""},     // a literal
-		{"COUNT(DISTINCT i), SUM(DISTINCT i)", ""},
-	} {
-		fast := "SELECT " + c.sel + " FROM t " + c.tail
-		slow := "SELECT " + c.sel + " FROM t" + rowPathWhere("") + " " + c.tail
-		if strings.Contains(enginetest.Explain(t, conn, fast), "VectorAggregate") {
-			t.Errorf("vectorised: %s", fast)
-		}
-		if got, want := enginetest.Typed(t, conn, fast, false), enginetest.Typed(t, conn, slow, false); got != want {
-			t.Errorf("%s\ngot:\n%s\nrow path:\n%s", fast, got, want)
-		}
-	}
-}
-
 // TestDistinct_JoinMatchesRowPath: COUNT(DISTINCT) of probe and build
 // columns and of probe expressions in a vectorised join aggregation
 // equals the row path's.
