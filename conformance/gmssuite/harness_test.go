@@ -21,16 +21,12 @@ type harness struct {
 	t     *testing.T
 	setup []setup.SetupScript
 	conn  *engine.Conn
-	skip  map[string]string // query → why lakesql answers it differently
 }
 
-var (
-	_ gmsenginetest.Harness         = (*harness)(nil)
-	_ gmsenginetest.SkippingHarness = (*harness)(nil)
-)
+var _ gmsenginetest.Harness = (*harness)(nil)
 
 func newHarness(t *testing.T) *harness {
-	return &harness{t: t, skip: skipped(t)}
+	return &harness{t: t}
 }
 
 // Setup implements enginetest.Harness.
@@ -66,7 +62,7 @@ func (h *harness) NewEngine(t *testing.T) (gmsenginetest.QueryEngine, error) {
 // runSetup runs one setup statement. The suites' setup scripts use
 // features lakehouse tables lack by design (AUTO_INCREMENT, foreign keys,
 // …): a statement lakesql refuses is logged and skipped, and the queries
-// that depend on it fail and are in the skip list with that reason.
+// that depend on it fail, and the skip list says why.
 func (h *harness) runSetup(q string) {
 	if _, err := h.conn.Query(context.Background(), q); err != nil {
 		h.t.Logf("setup statement refused, skipped: %.200s: %v", q, err)
@@ -79,10 +75,4 @@ func (h *harness) NewContext() *sql.Context {
 		h.t.Fatal("NewContext before NewEngine")
 	}
 	return h.conn.SQLContext(context.Background())
-}
-
-// SkipQueryTest implements enginetest.SkippingHarness.
-func (h *harness) SkipQueryTest(query string) bool {
-	_, ok := h.skip[testName(query)]
-	return ok
 }
