@@ -11,6 +11,7 @@ const (
 	ruleDecimalHashKeys
 	ruleFixNotExists
 	ruleExactDecimalComparisons
+	ruleConnectCrossJoins
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -26,6 +27,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
 		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
 		AddPreAnalyzeRule(ruleExactDecimalComparisons, exactDecimalComparisons).
+		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys)
 }
