@@ -85,6 +85,7 @@ func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, options 
 // rewrite applies the fixes to a top-level SELECT (or the SELECTs of a
 // UNION) and re-parses what changed.
 func (p *Parser) rewrite(st ast.Statement) (ast.Statement, error) {
+	decimalCastLength(st)
 	if e, ok := st.(*ast.Explain); ok {
 		if d, ok := e.Statement.(*ast.Delete); ok {
 			targetDeleteAll(d)

@@ -13,7 +13,8 @@ import (
 )
 
 // exactSumAvg swaps GMS's SUM and AVG over integers and DECIMALs for Sum
-// and Avg, and its integer + - * for IntArithmetic (intarith.go), and
+// and Avg, its integer + - * for IntArithmetic (intarith.go) and its CAST
+// AS DECIMAL(M,0) for decimalCast (decimalcast.go), and
 // retypes every reference to them. It runs before GMS's
 // analysis, on the plan the binder made: the binder typed each reference
 // to a SUM or AVG column (GetField) as DOUBLE, and so did each alias of
@@ -51,6 +52,8 @@ func (r *retyper) retyped(e sql.Expression) bool {
 			return x.unsigned // GMS typed it unsigned or 32-bit
 		case *IntDivision:
 			return true // GMS typed MOD as DECIMAL
+		case *decimalCast:
+			return true // GMS typed it DECIMAL(65,30)
 		case *expression.GetField:
 			_, ok := r.byID[x.Id()]
 			return ok
@@ -164,6 +167,11 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			if a, ok := NewIntDivision(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
+			}
+		case *expression.Convert:
+			if c, ok := NewDecimalCast(x); ok {
+				r.swapped = true
+				return c, transform.NewTree, nil
 			}
 		case *expression.Alias:
 			if _, ok := r.byID[x.Id()]; !ok && x.Id() != 0 && r.retyped(x.Child) {
