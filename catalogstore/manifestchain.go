@@ -41,6 +41,9 @@ import (
 
 // ChainPolicy bounds delta chains. The zero value uses the defaults.
 type ChainPolicy struct {
+	// Off makes every commit write a consolidated manifest, as before
+	// deltas (chains already written are still read).
+	Off bool
 	// MaxDeltas is the most deltas a snapshot's chain holds (default 16).
 	MaxDeltas int
 	// MaxPercent bounds the chain's bytes as a percentage of its base's
@@ -106,7 +109,7 @@ func (c *Catalog) liveFiles(ctx context.Context, ds *Dataset, snap *Snapshot) ([
 // when own is not nil and the policy allows, else a fresh base. It sets
 // snap's manifest fields and returns the key it wrote.
 func (c *Catalog) writeManifest(ctx context.Context, ds *Dataset, snap, parent *Snapshot, live []manifest.DataFile, own *manifest.Delta) (string, error) {
-	if own != nil && parent != nil {
+	if own != nil && parent != nil && !c.opts.Chain.Off {
 		key, ok, err := c.writeDelta(ctx, ds, snap, parent, own)
 		if err != nil || ok {
 			return key, err
