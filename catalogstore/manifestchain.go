@@ -182,14 +182,14 @@ func mergeCount(links []DeltaLink, n int64) int {
 }
 
 // absorb returns own merged after the deltas of ch from position from (from
-// 0) on, read from the store.
+// 0) on, read through the manifest cache.
 func (c *Catalog) absorb(ctx context.Context, ch manifest.Chain, from int, own *manifest.Delta) (*manifest.Delta, error) {
 	if from == len(ch.Deltas) {
 		return own, nil
 	}
 	var merged *manifest.Delta
 	for _, key := range ch.Deltas[from:] {
-		d, err := manifest.ReadDelta(ctx, c.blob, key, manifest.DecodeOptions{})
+		d, err := c.manifests.GetDelta(ctx, c.blob, key)
 		if err != nil {
 			return nil, err
 		}

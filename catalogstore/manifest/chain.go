@@ -120,7 +120,7 @@ func (c *Cache) GetChain(ctx context.Context, store blob.Store, ch Chain) ([]Dat
 			live = base
 		}
 		files, err := ch.applyFrom(rctx, live, start, func(ctx context.Context, key string) (*Delta, error) {
-			return ReadDelta(ctx, store, key, DecodeOptions{})
+			return c.GetDelta(ctx, store, key)
 		})
 		if err != nil {
 			return nil, err
@@ -141,6 +141,39 @@ func (c *Cache) GetChain(ctx context.Context, store blob.Store, ch Chain) ([]Dat
 
 func chainCacheKey(store blob.Store, key string) string {
 	return store.URI() + "\x00chain\x00" + key
+}
+
+// GetDelta returns the delta manifest at key, reading it on a miss (errors
+// as ReadDelta). Deltas are cached beside lists: they are small, and with
+// the base and the deltas cached, a chain whose prefix list was evicted
+// (a new delta that absorbed trailing ones starts from an older state) is
+// rebuilt without reading anything but its new delta. The result is
+// shared: treat it as read-only. Safe for concurrent use.
+func (c *Cache) GetDelta(ctx context.Context, store blob.Store, key string) (*Delta, error) {
+	ck := store.URI() + "\x00delta\x00" + key
+	if e, ok := c.lookupEntry(ck); ok {
+		return e.delta, nil
+	}
+	res := c.loads.DoChan(ck, func() (any, error) {
+		if e, ok := c.lookupEntry(ck); ok {
+			return e.delta, nil
+		}
+		d, err := ReadDelta(context.WithoutCancel(ctx), store, key, DecodeOptions{})
+		if err != nil {
+			return nil, err
+		}
+		c.addEntry(&cacheEntry{key: ck, delta: d, size: EstimateSize(d.Added) + int64(len(d.Removed))*64})
+		return d, nil
+	})
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-res:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*Delta), nil
+	}
 }
 
 // ChainReader reads chains straight from a store, bypassing any cache,

@@ -237,9 +237,25 @@ func TestCache_GetChain(t *testing.T) {
 	if n := store.gets.Load() - before; n != 1 {
 		t.Fatalf("the longer chain read %d objects, want 1 (its new delta)", n)
 	}
+	// A delta that absorbed the chain's deltas starts from the base, which
+	// is cached: again one read.
+	m := Merge(Merge(&Delta{Prev: "manifest-1-aa.parquet", Seq: 1, Added: []DataFile{entry("c", 2)}},
+		&Delta{Removed: []string{"a"}, Added: []DataFile{entry("d", 3)}}), &Delta{Added: []DataFile{entry("f", 5)}})
+	if _, err := WriteDelta(ctx, store, "t/metadata/delta-5-cc.parquet", m); err != nil {
+		t.Fatal(err)
+	}
+	merged := Chain{Base: ch.Base, Deltas: []string{"t/metadata/delta-5-cc.parquet"}}
+	before = store.gets.Load()
+	got, err = c.GetChain(ctx, store, merged)
+	if err != nil || !slices.Equal(paths(got), []string{"b", "c", "d", "f"}) {
+		t.Fatalf("GetChain(merged) = %v, %v", paths(got), err)
+	}
+	if n := store.gets.Load() - before; n != 1 {
+		t.Fatalf("the merged chain read %d objects, want 1 (its new delta)", n)
+	}
 	// The reader that bypasses caches agrees.
 	rd := NewChainReader(store)
-	for _, c := range []Chain{ch, longer, {Base: ch.Base}} {
+	for _, c := range []Chain{ch, longer, merged, {Base: ch.Base}} {
 		a, err := rd.Live(ctx, c)
 		if err != nil {
 			t.Fatal(err)
