@@ -131,9 +131,9 @@ func measureCommits(t testing.TB, live, commits int, policy catalogstore.ChainPo
 // its consolidated manifest.
 func TestMetadataBytesPerCommit(t *testing.T) {
 	for _, live := range []int{10, 1_000} {
-		before := measureCommits(t, live, 64, catalogstore.ChainPolicy{Off: true})
-		after := measureCommits(t, live, 64, catalogstore.ChainPolicy{})
-		t.Logf("%6d live files: base %8d B; per commit before %8d B, after %7d B (largest %7d B, %d of 64 commits wrote a base, snapshot document ≤ %d B)",
+		before := measureCommits(t, live, 32, catalogstore.ChainPolicy{Off: true})
+		after := measureCommits(t, live, 32, catalogstore.ChainPolicy{})
+		t.Logf("%6d live files: base %8d B; per commit before %8d B, after %7d B (largest %7d B, %d of 32 commits wrote a base, snapshot document ≤ %d B)",
 			live, before.base, before.perCommit, after.perCommit, after.largest, after.bases, after.docBytes)
 		if after.perCommit > before.perCommit {
 			t.Errorf("%d live files: %d bytes per commit with deltas, %d without", live, after.perCommit, before.perCommit)
