@@ -441,6 +441,9 @@ func boundJSON(t schema.Type, b []byte) any {
 	return v
 }
 
+// manifestRows describes the snapshot's manifest by the object its chain
+// ends in (its own delta, or its base; `t$snapshots`.manifest_path names
+// the same object), which identifies the snapshot's live list.
 func manifestRows(ctx *sql.Context, m *metaTable) ([]sql.Row, error) {
 	if m.snap == 0 {
 		return nil, nil
