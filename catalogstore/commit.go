@@ -53,12 +53,16 @@ type Snapshot struct {
 	UserCreated    bool      `json:"user-created"`
 	SchemaID       int       `json:"schema-id"`
 	SpecID         int       `json:"spec-id"`
-	// ManifestPath is the snapshot's consolidated (base) manifest and
-	// ManifestDeltas the delta manifests applied over it, oldest first
-	// (manifestchain.go; empty: the base alone is the live list, as for
-	// every snapshot written before deltas). ManifestBytes is the base's
-	// size, 0 when not recorded.
+	// The snapshot's live list is a consolidated (base) manifest with
+	// ManifestDeltas applied over it, oldest first (manifestchain.go).
+	// ManifestPath is the last object of that chain: the base itself when
+	// there are no deltas (every snapshot written before deltas), else the
+	// last delta, with the base in ManifestBase. So a binary that predates
+	// deltas reads a delta snapshot's manifest-path as a manifest it cannot
+	// decode and refuses, instead of answering from the base alone.
+	// ManifestBytes is the base's size, 0 when not recorded.
 	ManifestPath   string      `json:"manifest-path"`
+	ManifestBase   string      `json:"manifest-base,omitempty"`
 	ManifestBytes  int64       `json:"manifest-bytes,omitempty"`
 	ManifestDeltas []DeltaLink `json:"manifest-deltas,omitempty"`
 	Summary        Summary     `json:"summary"`
@@ -285,7 +289,7 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 	}
 	written := ""
 	if r := cm.ReuseManifest; r != nil {
-		snap.ManifestPath, snap.ManifestBytes, snap.ManifestDeltas = r.ManifestPath, r.ManifestBytes, r.ManifestDeltas
+		snap.ManifestPath, snap.ManifestBase, snap.ManifestBytes, snap.ManifestDeltas = r.ManifestPath, r.ManifestBase, r.ManifestBytes, r.ManifestDeltas
 	} else if written, err = c.writeManifest(ctx, ds, snap, parent, live, ownChange(cm, live)); err != nil {
 		return nil, nil, cerr(err, Retryable, "write manifest")
 	}

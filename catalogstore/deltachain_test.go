@@ -2,6 +2,7 @@ package catalogstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -265,12 +266,46 @@ func TestDeltaChain_BinaryMergeAndConsolidation(t *testing.T) {
 			}
 			if w == nil {
 				base = snap.ManifestPath
-			} else if snap.ManifestPath != base {
-				t.Fatalf("snapshot %d: base %s, want %s", snap.ID, snap.ManifestPath, base)
+			} else if snap.ManifestBase != base || snap.ManifestPath != snap.ManifestChain().Deltas[len(w)-1] {
+				t.Fatalf("snapshot %d: base %s and path %s, want base %s and the last delta", snap.ID, snap.ManifestBase, snap.ManifestPath, base)
 			}
 			if files, _, err := e.cat.Files(ctx, ds, snap.ID); err != nil || len(files) != i+1 {
 				t.Fatalf("snapshot %d: %d files, %v", snap.ID, len(files), err)
 			}
+			// manifest-path of a delta snapshot is a delta: a reader that
+			// knows only consolidated manifests refuses it.
+			if _, err := manifest.Read(ctx, e.b, snap.ManifestPath); w != nil && !manifest.IsCorrupt(err) {
+				t.Fatalf("snapshot %d: reading its manifest-path as a consolidated manifest: %v", snap.ID, err)
+			}
+		}
+	})
+}
+
+// TestDeltaChain_InconsistentDocumentRefused: a snapshot document whose
+// manifest-path is not the last object of its chain is unreadable, never
+// answered from the base or the chain alone.
+func TestDeltaChain_InconsistentDocumentRefused(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		ds := e.dataset(t, "c", "t")
+		var snap *catalogstore.Snapshot
+		for i := range 2 {
+			var err error
+			snap, err = e.cat.Commit(ctx, ds.Ident(), catalogstore.Commit{Operation: catalogstore.OpAppend, Author: "x", ExpectedUUID: ds.UUID,
+				BaseSnapshotID: int64(i), Added: []manifest.DataFile{fakeFile(ds, i, 1)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(snap.ManifestDeltas) == 0 {
+			t.Fatal("the second commit wrote no delta")
+		}
+		if err := e.m.Merge(ctx, catalogstore.SnapshotDocPath(ds.Ident(), snap.ID), map[string]any{"manifest-path": snap.ManifestBase}); err != nil {
+			t.Fatal(err)
+		}
+		cold := catalogstore.New(e.m, e.b, catalogstore.Options{NoAudit: true})
+		if _, _, err := cold.Files(ctx, ds, snap.ID); !errors.Is(err, catalogstore.ErrManifestUnreadable) {
+			t.Fatalf("Files = %v, want ErrManifestUnreadable", err)
 		}
 	})
 }

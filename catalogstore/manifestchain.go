@@ -18,10 +18,13 @@ import (
 // a 27 MB table left 110 MB of manifests. Instead a commit writes a delta
 // manifest (its added entries and removed paths; manifest/delta.go) over
 // its parent's chain, and the snapshot document records the base and the
-// chain: manifest-path (the base), manifest-bytes (its size) and
+// chain: manifest-base (the base), manifest-bytes (its size),
 // manifest-deltas (name, entries and bytes of each delta, oldest first;
 // names are relative to the base's folder, which is the dataset's
-// metadata/ folder, to keep the document small).
+// metadata/ folder, to keep the document small) and manifest-path (the
+// last delta, so that a binary predating deltas fails to read it rather
+// than answer from the base alone). A snapshot with a base alone has
+// manifest-path and manifest-bytes only.
 //
 // Chains stay short by merging, like a binary counter: the new delta
 // absorbs each trailing delta with fewer than twice its entries, so a
@@ -76,8 +79,11 @@ type DeltaLink struct {
 // ManifestChain returns the objects holding the snapshot's live list: its
 // base manifest and its deltas, as keys.
 func (s *Snapshot) ManifestChain() manifest.Chain {
-	ch := manifest.Chain{Base: s.ManifestPath}
-	dir := path.Dir(s.ManifestPath)
+	if len(s.ManifestDeltas) == 0 {
+		return manifest.Chain{Base: s.ManifestPath}
+	}
+	ch := manifest.Chain{Base: s.ManifestBase}
+	dir := path.Dir(s.ManifestBase)
 	for _, l := range s.ManifestDeltas {
 		ch.Deltas = append(ch.Deltas, dir+"/"+l.Name)
 	}
@@ -88,11 +94,28 @@ func (s *Snapshot) ManifestChain() manifest.Chain {
 // base): equal keys, equal lists. Caches keyed by manifest use it.
 func (s *Snapshot) ManifestKey() string { return s.ManifestChain().Key() }
 
+// CheckManifestChain reports a snapshot document whose manifest fields disagree:
+// deltas without a base, or a manifest-path that is not the chain's last
+// object. Such a document is never read as a (wrong) list.
+func (s *Snapshot) CheckManifestChain() error {
+	switch {
+	case len(s.ManifestDeltas) > 0 && s.ManifestBase == "":
+		return fmt.Errorf("snapshot %d lists %d delta manifests but no base", s.ID, len(s.ManifestDeltas))
+	case s.ManifestPath != s.ManifestKey():
+		return fmt.Errorf("snapshot %d: manifest-path %s is not the last object of its chain (%s)", s.ID, s.ManifestPath, s.ManifestKey())
+	}
+	return nil
+}
+
 // liveFiles reads snap's live list through the manifest cache. A list that
 // cannot be read is an alertable ErrManifestUnreadable naming the object at
 // fault; it is never treated as empty.
 func (c *Catalog) liveFiles(ctx context.Context, ds *Dataset, snap *Snapshot) ([]manifest.DataFile, error) {
-	files, err := c.manifests.GetChain(ctx, c.blob, snap.ManifestChain())
+	err := snap.CheckManifestChain()
+	var files []manifest.DataFile
+	if err == nil {
+		files, err = c.manifests.GetChain(ctx, c.blob, snap.ManifestChain())
+	}
 	if err != nil {
 		key := snap.ManifestPath
 		if le, ok := manifest.IsLinkError(err); ok {
@@ -120,7 +143,7 @@ func (c *Catalog) writeManifest(ctx context.Context, ds *Dataset, snap, parent *
 	if err != nil {
 		return "", err
 	}
-	snap.ManifestPath, snap.ManifestBytes, snap.ManifestDeltas = key, n, nil
+	snap.ManifestPath, snap.ManifestBase, snap.ManifestBytes, snap.ManifestDeltas = key, "", n, nil
 	return key, nil
 }
 
@@ -129,7 +152,8 @@ func (c *Catalog) writeManifest(ctx context.Context, ds *Dataset, snap, parent *
 // policy (ok false: write a base).
 func (c *Catalog) writeDelta(ctx context.Context, ds *Dataset, snap, parent *Snapshot, own *manifest.Delta) (key string, ok bool, err error) {
 	dir := ds.Location + "/metadata"
-	if parent.ManifestBytes <= 0 || path.Dir(parent.ManifestPath) != dir {
+	pch := parent.ManifestChain()
+	if parent.ManifestBytes <= 0 || path.Dir(pch.Base) != dir {
 		// Written before deltas (base size unknown), or not in this
 		// incarnation's folder: start a chain from a fresh base.
 		return "", false, nil
@@ -138,14 +162,14 @@ func (c *Catalog) writeDelta(ctx context.Context, ds *Dataset, snap, parent *Sna
 	links := parent.ManifestDeltas
 	k := mergeCount(links, int64(own.Entries()))
 	kept := links[:len(links)-k]
-	d, err := c.absorb(ctx, parent.ManifestChain(), len(kept), own)
+	d, err := c.absorb(ctx, pch, len(kept), own)
 	if err != nil {
 		// The parent's list was read (it is what live came from); a
 		// trailing delta that cannot be read again only costs a base.
 		c.log.Warn("delta chain unreadable; writing a consolidated manifest", "dataset", ds.Ident().String(), "error", err)
 		return "", false, nil
 	}
-	d.Seq, d.Prev = len(kept)+1, path.Base(parent.ManifestPath)
+	d.Seq, d.Prev = len(kept)+1, path.Base(pch.Base)
 	if len(kept) > 0 {
 		d.Prev = kept[len(kept)-1].Name
 	}
@@ -165,7 +189,7 @@ func (c *Catalog) writeDelta(ctx context.Context, ds *Dataset, snap, parent *Sna
 	if err := c.blob.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{IfNotExists: true}); err != nil {
 		return "", false, fmt.Errorf("write delta manifest %s: %w", key, err)
 	}
-	snap.ManifestPath, snap.ManifestBytes = parent.ManifestPath, parent.ManifestBytes
+	snap.ManifestPath, snap.ManifestBase, snap.ManifestBytes = key, pch.Base, parent.ManifestBytes
 	snap.ManifestDeltas = append(slices.Clip(kept), DeltaLink{Name: name, Entries: int64(d.Entries()), Bytes: int64(len(data))})
 	return key, true, nil
 }

@@ -104,6 +104,9 @@ func readLive(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.D
 		if s.ManifestPath == "" {
 			return nil, refuse(fmt.Sprintf("snapshot %d", s.ID), errors.New("no manifest path"))
 		}
+		if err := s.CheckManifestChain(); err != nil {
+			return nil, refuse(fmt.Sprintf("snapshot %d", s.ID), err)
+		}
 		ch := s.ManifestChain()
 		for _, key := range ch.Keys() {
 			live.files[key] = true

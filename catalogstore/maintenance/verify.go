@@ -119,6 +119,10 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 		if s.ID == cur.CurrentSnapshotID {
 			headSeen = true
 		}
+		if err := s.CheckManifestChain(); err != nil {
+			add(CheckManifestReadable, catalogstore.SeverityCritical, s.ID, s.ManifestPath, err.Error())
+			continue
+		}
 		ch := s.ManifestChain()
 		if unreadable[ch.Key()] {
 			continue
