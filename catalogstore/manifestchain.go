@@ -181,7 +181,7 @@ func (c *Catalog) writeDelta(ctx context.Context, ds *Dataset, snap, parent *Sna
 	for _, l := range kept {
 		chainBytes += l.Bytes
 	}
-	if len(kept)+1 > pol.MaxDeltas || chainBytes*100 > parent.ManifestBytes*pol.MaxPercent {
+	if len(kept)+1 > pol.MaxDeltas || chainBytes*100/pol.MaxPercent > parent.ManifestBytes {
 		return "", false, nil
 	}
 	name := fmt.Sprintf("delta-%d-%s.parquet", snap.ID, uuid.NewString()[:8])
