@@ -22,6 +22,9 @@ type Options struct {
 	AppendRetries int
 	// ManifestCacheEntries bounds the manifest cache (default 256).
 	ManifestCacheEntries int
+	// Chain bounds the delta manifest chains commits write
+	// (manifestchain.go); the zero value uses the defaults.
+	Chain ChainPolicy
 	// Hooks are called after events; they can never fail the operation.
 	Hooks Hooks
 	// NoAudit turns the audit lines off.

@@ -48,6 +48,12 @@ func backends(t *testing.T) map[string]func(t *testing.T) meta.Store {
 	return out
 }
 
+// deltaEverywhere makes every commit that can write a delta manifest do
+// so, even on the tiny tables of these tests (whose bases the default
+// policy finds cheaper to rewrite), with chains short enough that they
+// are consolidated often: the suite runs over base + delta chains.
+var deltaEverywhere = catalogstore.ChainPolicy{MaxDeltas: 3, MaxPercent: 1 << 40}
+
 type env struct {
 	cat *catalogstore.Catalog
 	m   meta.Store
@@ -62,7 +68,7 @@ func newEnv(t *testing.T, newMeta func(t *testing.T) meta.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{cat: catalogstore.New(m, b, catalogstore.Options{NoAudit: true}), m: m, b: b, ws: "w" + metatest.UniqueName()}
+	e := &env{cat: catalogstore.New(m, b, catalogstore.Options{NoAudit: true, Chain: deltaEverywhere}), m: m, b: b, ws: "w" + metatest.UniqueName()}
 	if _, err := e.cat.CreateWorkspace(context.Background(), e.ws, "tester"); err != nil {
 		t.Fatal(err)
 	}

@@ -170,12 +170,7 @@ func (c *Catalog) recordFiles(ctx context.Context, ds *Dataset, r *SnapshotRecor
 	if r == nil {
 		return nil, fmt.Errorf("%w: a snapshot of %s is missing from its history", ErrChangesUnavailable, ds.Ident().Short())
 	}
-	files, err := c.manifests.Get(ctx, c.blob, r.ManifestPath)
-	if err != nil {
-		return nil, MarkAlertable(fmt.Errorf("%w: %s of %s: %v", ErrManifestUnreadable, r.ManifestPath, ds.Ident().Short(), err),
-			SeverityCritical, "manifest-unreadable:"+ds.UUID, map[string]string{"dataset": ds.Ident().String()})
-	}
-	return files, nil
+	return c.liveFiles(ctx, ds, &r.Snapshot)
 }
 
 // diffFiles compares two live file lists by path.

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/meta"
 	"github.com/lakesql/lakesql/catalogstore/schema"
@@ -55,8 +53,19 @@ type Snapshot struct {
 	UserCreated    bool      `json:"user-created"`
 	SchemaID       int       `json:"schema-id"`
 	SpecID         int       `json:"spec-id"`
-	ManifestPath   string    `json:"manifest-path"`
-	Summary        Summary   `json:"summary"`
+	// The snapshot's live list is a consolidated (base) manifest with
+	// ManifestDeltas applied over it, oldest first (manifestchain.go).
+	// ManifestPath is the last object of that chain: the base itself when
+	// there are no deltas (every snapshot written before deltas), else the
+	// last delta, with the base in ManifestBase. So a binary that predates
+	// deltas reads a delta snapshot's manifest-path as a manifest it cannot
+	// decode and refuses, instead of answering from the base alone.
+	// ManifestBytes is the base's size, 0 when not recorded.
+	ManifestPath   string      `json:"manifest-path"`
+	ManifestBase   string      `json:"manifest-base,omitempty"`
+	ManifestBytes  int64       `json:"manifest-bytes,omitempty"`
+	ManifestDeltas []DeltaLink `json:"manifest-deltas,omitempty"`
+	Summary        Summary     `json:"summary"`
 }
 
 // Commit describes one commit: the data files it adds and removes.
@@ -88,9 +97,9 @@ type Commit struct {
 	// ManifestFiles, if not nil, replaces the manifest computation: the
 	// commit writes exactly these live files (rollback).
 	ManifestFiles []manifest.DataFile
-	// ReuseManifest, if set, points the new snapshot at an existing
-	// manifest (rollback to a snapshot) instead of writing one.
-	ReuseManifest string
+	// ReuseManifest, if set, points the new snapshot at this snapshot's
+	// manifest chain (rollback to a snapshot) instead of writing one.
+	ReuseManifest *Snapshot
 	// Schema, if set, becomes the dataset's schema in the same metastore
 	// transaction (a schema change whose data was rewritten: ALTER … ADD
 	// COLUMN … DEFAULT, MODIFY … NOT NULL), with NextFieldID. The commit is
@@ -233,7 +242,7 @@ func (c *Catalog) dropped(ctx context.Context, id Ident, uuid string) error {
 // rebases reports whether a lost race may be retried on the new head:
 // only pure additions commute.
 func (c *Catalog) rebases(cm Commit) bool {
-	return (!cm.NoRebase || cm.Recheck != nil) && (cm.Operation == OpAppend || cm.Operation == OpAddFiles) && !cm.ReplaceAll && len(cm.Removed) == 0 && cm.ManifestFiles == nil && cm.ReuseManifest == ""
+	return (!cm.NoRebase || cm.Recheck != nil) && (cm.Operation == OpAppend || cm.Operation == OpAddFiles) && !cm.ReplaceAll && len(cm.Removed) == 0 && cm.ManifestFiles == nil && cm.ReuseManifest == nil
 }
 
 // tryCommit is one attempt on base: read the parent manifest, write the new
@@ -263,10 +272,8 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 		if err != nil {
 			return nil, nil, err
 		}
-		parentFiles, err = c.manifests.Get(ctx, c.blob, parent.ManifestPath)
+		parentFiles, err = c.liveFiles(ctx, ds, parent)
 		if err != nil {
-			err = MarkAlertable(fmt.Errorf("%w: %s: %v", ErrManifestUnreadable, parent.ManifestPath, err),
-				SeverityCritical, "manifest-unreadable:"+ds.UUID, map[string]string{"dataset": id.String()})
 			return nil, nil, cerr(err, RePrepare, "the parent manifest cannot be read, so the commit is refused")
 		}
 	}
@@ -275,17 +282,16 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 	if err != nil {
 		return nil, nil, err
 	}
-	manifestPath := cm.ReuseManifest
-	if manifestPath == "" {
-		manifestPath = fmt.Sprintf("%s/metadata/manifest-%d-%s.parquet", ds.Location, snapID, uuid.NewString()[:8])
-		if _, err := manifest.Write(ctx, c.blob, manifestPath, live); err != nil {
-			return nil, nil, cerr(err, Retryable, "write manifest")
-		}
-	}
 	snap := &Snapshot{
 		ID: snapID, ParentID: base, SequenceNumber: snapID, Timestamp: c.now(),
 		Author: cm.Author, Message: cm.Message, Operation: cm.Operation, UserCreated: cm.userCreated(),
-		SchemaID: ds.Schema.ID, SpecID: ds.Spec.ID, ManifestPath: manifestPath, Summary: summary,
+		SchemaID: ds.Schema.ID, SpecID: ds.Spec.ID, Summary: summary,
+	}
+	written := ""
+	if r := cm.ReuseManifest; r != nil {
+		snap.ManifestPath, snap.ManifestBase, snap.ManifestBytes, snap.ManifestDeltas = r.ManifestPath, r.ManifestBase, r.ManifestBytes, r.ManifestDeltas
+	} else if written, err = c.writeManifest(ctx, ds, snap, parent, live, ownChange(cm, live)); err != nil {
+		return nil, nil, cerr(err, Retryable, "write manifest")
 	}
 	var schemaData map[string]any
 	if cm.Schema != nil {
@@ -338,9 +344,9 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 		return tx.Merge(datasetPath(id), fields)
 	})
 	if err != nil {
-		if manifestPath != cm.ReuseManifest {
+		if written != "" {
 			// The manifest of a refused commit is never referenced.
-			_ = c.blob.Delete(context.WithoutCancel(ctx), manifestPath)
+			_ = c.blob.Delete(context.WithoutCancel(ctx), written)
 		}
 		var ce *CommitError
 		if errors.As(err, &ce) {
@@ -355,6 +361,24 @@ func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64
 	}
 	c.audit(ctx, string(cm.Operation), "snapshot", id.Workspace, id.Collection, id.Name, cm.Author)
 	return snap, ds, nil
+}
+
+// ownChange is the commit's change as a delta over its parent, given the
+// new live list (whose tail is the added entries, stamped): nil when the
+// commit rebuilds or replaces the list, which a base records better.
+func ownChange(cm Commit, live []manifest.DataFile) *manifest.Delta {
+	if cm.ManifestFiles != nil || cm.ReplaceAll {
+		return nil
+	}
+	seen := make(map[string]bool, len(cm.Removed))
+	d := &manifest.Delta{Added: live[len(live)-len(cm.Added):]}
+	for _, p := range cm.Removed {
+		if !seen[p] {
+			seen[p] = true
+			d.Removed = append(d.Removed, p)
+		}
+	}
+	return d
 }
 
 // nextManifest computes the new live file list and its summary.
@@ -484,10 +508,9 @@ func (c *Catalog) Files(ctx context.Context, ds *Dataset, snapID int64) ([]manif
 	if err != nil {
 		return nil, nil, err
 	}
-	files, err := c.manifests.Get(ctx, c.blob, snap.ManifestPath)
+	files, err := c.liveFiles(ctx, ds, snap)
 	if err != nil {
-		return nil, snap, MarkAlertable(fmt.Errorf("%w: %s of %s: %v", ErrManifestUnreadable, snap.ManifestPath, ds.Ident().Short(), err),
-			SeverityCritical, "manifest-unreadable:"+ds.UUID, map[string]string{"dataset": ds.Ident().String()})
+		return nil, snap, err
 	}
 	return files, snap, nil
 }
@@ -501,9 +524,22 @@ func (c *Catalog) AddedFiles(ctx context.Context, ds *Dataset, snapID int64) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	files, err := manifest.ReadWith(ctx, c.blob, snap.ManifestPath, manifest.DecodeOptions{AddedBy: snap.ID})
+	// The entries a snapshot added are all in the last object of its
+	// chain: the base it wrote, or its own delta (merged or not). A
+	// rollback's chain ends in an older snapshot's: it added none.
+	opts := manifest.DecodeOptions{AddedBy: snap.ID}
+	ch := snap.ManifestChain()
+	var files []manifest.DataFile
+	if len(ch.Deltas) == 0 {
+		files, err = manifest.ReadWith(ctx, c.blob, ch.Base, opts)
+	} else {
+		var d *manifest.Delta
+		if d, err = manifest.ReadDelta(ctx, c.blob, ch.Key(), opts); err == nil {
+			files = d.Added
+		}
+	}
 	if err != nil {
-		return nil, snap, MarkAlertable(fmt.Errorf("%w: %s of %s: %v", ErrManifestUnreadable, snap.ManifestPath, ds.Ident().Short(), err),
+		return nil, snap, MarkAlertable(fmt.Errorf("%w: %s of %s: %v", ErrManifestUnreadable, ch.Key(), ds.Ident().Short(), err),
 			SeverityCritical, "manifest-unreadable:"+ds.UUID, map[string]string{"dataset": ds.Ident().String()})
 	}
 	return files, snap, nil

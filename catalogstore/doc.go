@@ -10,16 +10,20 @@
 // pointer to its current snapshot) plus Parquet data files under a
 // location fixed at creation, {workspace}/{collection}/{name}-{table-uuid},
 // so a rename never moves data and a recreated table never shares files
-// with its predecessor. Each snapshot lists every live data file in one
-// consolidated Parquet manifest (catalogstore/manifest).
+// with its predecessor. A snapshot's live data files are a consolidated
+// Parquet manifest (the base) with a bounded chain of delta manifests
+// applied over it, each one commit's added entries and removed paths
+// (catalogstore/manifest; the policy is in manifestchain.go). Snapshots
+// written before deltas have a base alone.
 //
 // # The commit protocol
 //
 //  1. Write new data files (write-once, uuid names) with their footer
 //     statistics (catalogstore/datafile).
-//  2. Read the parent manifest. An unreadable parent refuses the commit; it
-//     is never treated as empty.
-//  3. Write the new manifest and derive the snapshot summary from it.
+//  2. Read the parent's live list (base + chain). An unreadable parent
+//     refuses the commit; it is never treated as empty.
+//  3. Write the new metadata, a delta over the parent's chain or a fresh
+//     base, and derive the snapshot summary from the new live list.
 //  4. In ONE metastore transaction: check current-snapshot-id == parent and
 //     table-uuid == expected (the incarnation guard), write the snapshot
 //     document, move the pointer.

@@ -40,6 +40,6 @@ func (c *Catalog) RollbackToSnapshot(ctx context.Context, id Ident, snapshotID i
 		Operation: OpRollback, Author: author,
 		Message:      fmt.Sprintf("rollback to snapshot %d", snapshotID),
 		ExpectedUUID: ds.UUID, BaseSnapshotID: ds.CurrentSnapshotID,
-		ManifestFiles: files, ReuseManifest: target.ManifestPath,
+		ManifestFiles: files, ReuseManifest: target,
 	})
 }

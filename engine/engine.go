@@ -71,6 +71,9 @@ type Config struct {
 	Logger *slog.Logger
 	// NoAudit turns off the catalog's audit lines.
 	NoAudit bool
+	// ManifestChain bounds the delta manifest chains commits write (the
+	// zero value: catalogstore's defaults).
+	ManifestChain catalogstore.ChainPolicy
 	// RootPassword creates root on a server with Auth whose metastore has
 	// no users yet (cmd/lakesql reads it from LAKESQL_ROOT_PASSWORD).
 	RootPassword string
@@ -133,7 +136,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.WrapStores != nil {
 		ms, bs = cfg.WrapStores(ms, bs)
 	}
-	e.cat = catalogstore.New(ms, bs, catalogstore.Options{Logger: cfg.Logger, NoAudit: cfg.NoAudit})
+	e.cat = catalogstore.New(ms, bs, catalogstore.Options{Logger: cfg.Logger, NoAudit: cfg.NoAudit, Chain: cfg.ManifestChain})
 	if _, err := e.cat.Workspace(ctx, cfg.Workspace); errors.Is(err, catalogstore.ErrWorkspaceNotFound) && cfg.CreateDefaultWorkspace {
 		if !cfg.AllowNewMetastore {
 			if err := e.cat.CheckNotLost(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/partition"
 	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/engine"
 	"github.com/lakesql/lakesql/engine/enginetest"
 )
 
@@ -258,12 +259,24 @@ var historyScripts = []scriptTest{
 	},
 }
 
-// TestHistoryScripts runs every history script embedded and over the wire.
+// deltaEverywhere makes every commit that can write a delta manifest do
+// so, even on these scripts' tiny tables, with short chains (consolidated
+// often): the scripts then run over base + delta chains.
+func deltaEverywhere(cfg *engine.Config) {
+	cfg.ManifestChain = catalogstore.ChainPolicy{MaxDeltas: 3, MaxPercent: 1 << 40}
+}
+
+// TestHistoryScripts runs every history script embedded and over the wire,
+// and embedded over delta manifest chains.
 func TestHistoryScripts(t *testing.T) {
 	for _, st := range historyScripts {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("embedded", func(t *testing.T) {
 				e := enginetest.Open(t)
+				runScript(t, st.name, embedded(t, e), st)
+			})
+			t.Run("embedded-deltas", func(t *testing.T) {
+				e := enginetest.OpenWith(t, deltaEverywhere)
 				runScript(t, st.name, embedded(t, e), st)
 			})
 			t.Run("wire", func(t *testing.T) {

@@ -76,7 +76,7 @@ func newKeyIndex(ctx *sql.Context, w *WriteSet, t *Table) (*keyIndex, error) {
 		if err != nil {
 			return nil, err
 		}
-		ki.files, ki.path = files, snap.ManifestPath
+		ki.files, ki.path = files, snap.ManifestKey()
 		ki.keysOf, ki.full = make([]map[string]bool, len(files)), make([]bool, len(files))
 	}
 	for _, r := range st.rows {

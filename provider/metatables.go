@@ -278,7 +278,7 @@ func snapshotRows(ctx *sql.Context, m *metaTable) ([]sql.Row, error) {
 		s := r.Summary
 		rows = append(rows, sql.Row{
 			r.ID, nullID(r.ParentID), r.SequenceNumber, datetime(r.Timestamp), r.Author, nullString(r.Message),
-			string(r.Operation), r.UserCreated, int32(r.SchemaID), int32(r.SpecID), r.ManifestPath,
+			string(r.Operation), r.UserCreated, int32(r.SchemaID), int32(r.SpecID), r.ManifestKey(),
 			s.AddedFiles, s.DeletedFiles, s.TotalFiles, s.AddedRecords, s.DeletedRecords, s.TotalRecords,
 			s.TotalBytes, r.Expired,
 		})
@@ -441,6 +441,9 @@ func boundJSON(t schema.Type, b []byte) any {
 	return v
 }
 
+// manifestRows describes the snapshot's manifest by the object its chain
+// ends in (its own delta, or its base; `t$snapshots`.manifest_path names
+// the same object), which identifies the snapshot's live list.
 func manifestRows(ctx *sql.Context, m *metaTable) ([]sql.Row, error) {
 	if m.snap == 0 {
 		return nil, nil
@@ -450,12 +453,12 @@ func manifestRows(ctx *sql.Context, m *metaTable) ([]sql.Row, error) {
 		return nil, err
 	}
 	var length any
-	if info, err := m.cat().Blob().Stat(ctx, snap.ManifestPath); err == nil {
+	if info, err := m.cat().Blob().Stat(ctx, snap.ManifestKey()); err == nil {
 		length = info.Size
 	}
 	s := snap.Summary
 	return []sql.Row{{
-		snap.ManifestPath, length, int32(snap.SpecID), snap.ID,
+		snap.ManifestKey(), length, int32(snap.SpecID), snap.ID,
 		s.AddedFiles, s.TotalFiles - s.AddedFiles, s.DeletedFiles,
 		s.AddedRecords, s.TotalRecords - s.AddedRecords, s.DeletedRecords,
 	}}, nil

@@ -476,7 +476,7 @@ func (t *Table) liveFiles(ctx *sql.Context) ([]manifest.DataFile, scan.PruneFunc
 	if err != nil {
 		return nil, nil, sqlerr.Wrap(err)
 	}
-	return files, t.db.p.pruner.For(snap.ManifestPath), nil
+	return files, t.db.p.pruner.For(snap.ManifestKey()), nil
 }
 
 // AggInput is what a vectorised aggregate over t reads: the files of the

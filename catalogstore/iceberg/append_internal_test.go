@@ -24,10 +24,21 @@ import (
 // append decodes only the entries the append added (the general path
 // decodes both snapshots' whole manifests); every snapshot's manifest
 // list, manifests and the final metadata are what the general path writes
-// when it exports the same history from scratch.
+// when it exports the same history from scratch. It runs with a
+// consolidated manifest per commit and over delta chains.
 func TestExport_AppendReadsOnlyAddedEntries(t *testing.T) {
+	for name, pol := range map[string]catalogstore.ChainPolicy{
+		"consolidated": {Off: true},
+		"deltas":       {MaxDeltas: 3, MaxPercent: 1 << 40},
+	} {
+		t.Run(name, func(t *testing.T) { testAppendReadsOnlyAddedEntries(t, pol) })
+	}
+}
+
+func testAppendReadsOnlyAddedEntries(t *testing.T, pol catalogstore.ChainPolicy) {
 	ctx := context.Background()
-	cat, id := newTestCatalog(t)
+	cat, id := newTestCatalog(t, pol)
+	deltas := 0
 	ds, err := cat.Dataset(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +81,12 @@ func TestExport_AppendReadsOnlyAddedEntries(t *testing.T) {
 	} {
 		cm := step.commit
 		cm.Author, cm.ExpectedUUID, cm.BaseSnapshotID = "t", ds.UUID, ds.CurrentSnapshotID
-		if _, err := cat.Commit(ctx, id, cm); err != nil {
+		snap, err := cat.Commit(ctx, id, cm)
+		if err != nil {
 			t.Fatalf("%s: %v", step.name, err)
+		}
+		if len(snap.ManifestDeltas) > 0 {
+			deltas++
 		}
 		if ds, err = cat.Dataset(ctx, id); err != nil {
 			t.Fatal(err)
@@ -86,6 +101,9 @@ func TestExport_AppendReadsOnlyAddedEntries(t *testing.T) {
 		if step.decoded < 0 && x.decoded == 0 {
 			t.Errorf("export after %s decoded no entries", step.name)
 		}
+	}
+	if !pol.Off && deltas < 4 {
+		t.Fatalf("only %d snapshots wrote deltas", deltas)
 	}
 	incremental := exportedState(t, cat, ds)
 
@@ -192,7 +210,7 @@ func decodeManifest(t *testing.T, cat *catalogstore.Catalog, key string) string 
 	return fmt.Sprintf("%v %v", meta, recs)
 }
 
-func newTestCatalog(t *testing.T) (*catalogstore.Catalog, catalogstore.Ident) {
+func newTestCatalog(t *testing.T, pol catalogstore.ChainPolicy) (*catalogstore.Catalog, catalogstore.Ident) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -205,7 +223,7 @@ func newTestCatalog(t *testing.T) (*catalogstore.Catalog, catalogstore.Ident) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := catalogstore.New(m, b, catalogstore.Options{})
+	cat := catalogstore.New(m, b, catalogstore.Options{Chain: pol})
 	if _, err := cat.CreateWorkspace(ctx, "w", "t"); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestRemoveOrphans_KeepsExternalFiles(t *testing.T) {
 	cur := e.reload(t, ds)
 	ext := e.writeFile(t, cur, []int64{7, 8})
 	e.setHook(func(op faultblob.Op) error {
-		if op.Kind == faultblob.OpPut && strings.Contains(op.Key, "/manifest-") {
+		if op.Kind == faultblob.OpPut && (strings.Contains(op.Key, "/manifest-") || strings.Contains(op.Key, "/delta-")) {
 			return errors.New("injected: manifest write refused")
 		}
 		return nil

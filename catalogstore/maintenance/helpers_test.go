@@ -43,6 +43,15 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// deltaEverywhere makes every commit that can write a delta manifest do
+// so, even on these tests' tiny tables, with short chains: maintenance is
+// tested over base + delta chains and their consolidation.
+var deltaEverywhere = catalogstore.ChainPolicy{MaxDeltas: 3, MaxPercent: 1 << 40}
+
+// consolidated writes one consolidated manifest per commit: for tests that
+// damage or count one snapshot's manifest.
+var consolidated = catalogstore.ChainPolicy{Off: true}
+
 type env struct {
 	cat   *catalogstore.Catalog
 	m     meta.Store
@@ -58,8 +67,9 @@ type env struct {
 }
 
 // newEnv is a catalog on SQLite and a local folder, on a clock that starts
-// at the real time (so that object modification times are in its past).
-func newEnv(t *testing.T) *env {
+// at the real time (so that object modification times are in its past),
+// writing delta chains (deltaEverywhere) unless policy says otherwise.
+func newEnv(t *testing.T, policy ...catalogstore.ChainPolicy) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -79,7 +89,11 @@ func newEnv(t *testing.T) *env {
 		}
 		return nil
 	}))
-	e.cat = catalogstore.New(m, fb, catalogstore.Options{NoAudit: true, Now: e.clock.Now})
+	chain := deltaEverywhere
+	if len(policy) > 0 {
+		chain = policy[0]
+	}
+	e.cat = catalogstore.New(m, fb, catalogstore.Options{NoAudit: true, Now: e.clock.Now, Chain: chain})
 	e.cat.SetHooks(catalogstore.Hooks{Alert: func(_ context.Context, err error) {
 		e.mu.Lock()
 		e.alerts = append(e.alerts, err)

@@ -91,7 +91,11 @@ func readLive(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.D
 	if cur.CurrentSnapshotID != 0 && len(docs) == 0 {
 		return nil, refuse("head snapshot", fmt.Errorf("no snapshot documents but head %d", cur.CurrentSnapshotID))
 	}
-	read := map[string]bool{}
+	// Every base and delta of every chain is live, and every data file
+	// a base lists or a delta adds: the union of the snapshots' lists
+	// (a file a delta removes was listed by an earlier link). Each object
+	// is read once, however many chains share it.
+	rd := manifest.NewChainReader(cat.Blob())
 	for _, d := range docs {
 		var s snapDoc
 		if err := d.Decode(&s); err != nil {
@@ -100,18 +104,32 @@ func readLive(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.D
 		if s.ManifestPath == "" {
 			return nil, refuse(fmt.Sprintf("snapshot %d", s.ID), errors.New("no manifest path"))
 		}
-		live.files[s.ManifestPath] = true
-		if read[s.ManifestPath] {
-			continue // rollbacks share manifests
+		if err := s.CheckManifestChain(); err != nil {
+			return nil, refuse(fmt.Sprintf("snapshot %d", s.ID), err)
 		}
-		read[s.ManifestPath] = true
-		files, err := manifest.Read(ctx, cat.Blob(), s.ManifestPath)
-		if err != nil {
-			return nil, refuse(fmt.Sprintf("manifest %s of snapshot %d", s.ManifestPath, s.ID),
+		ch := s.ManifestChain()
+		for _, key := range ch.Keys() {
+			live.files[key] = true
+		}
+		unreadable := func(key string, err error) error {
+			return refuse(fmt.Sprintf("manifest %s of snapshot %d", key, s.ID),
 				fmt.Errorf("%w: %w", catalogstore.ErrManifestUnreadable, err))
+		}
+		files, err := rd.Base(ctx, ch.Base)
+		if err != nil {
+			return nil, unreadable(ch.Base, err)
 		}
 		for _, f := range files {
 			live.files[f.Path] = true
+		}
+		for _, key := range ch.Deltas {
+			dl, err := rd.Delta(ctx, key)
+			if err != nil {
+				return nil, unreadable(key, err)
+			}
+			for _, f := range dl.Added {
+				live.files[f.Path] = true
+			}
 		}
 	}
 	return live, nil

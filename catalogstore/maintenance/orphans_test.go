@@ -37,7 +37,7 @@ func (e *env) refusedCommit(t *testing.T, ds *catalogstore.Dataset) string {
 	cur := e.reload(t, ds)
 	f := e.writeFile(t, cur, []int64{900, 901})
 	e.setHook(func(op faultblob.Op) error {
-		if op.Kind == faultblob.OpPut && strings.Contains(op.Key, "/manifest-") {
+		if op.Kind == faultblob.OpPut && (strings.Contains(op.Key, "/manifest-") || strings.Contains(op.Key, "/delta-")) {
 			return errors.New("injected: manifest write refused")
 		}
 		return nil
@@ -79,7 +79,7 @@ func TestRemoveOrphans_WindowBelowMinimumRefused(t *testing.T) {
 // seen twice a day apart and older than the window go, and no referenced
 // file is ever deleted.
 func TestRemoveOrphans_SeenTwiceADayApart(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, consolidated) // counts the manifests purged snapshots leave
 	ctx := context.Background()
 	ds := e.dataset(t, "t", catalogstore.CreateDatasetOptions{})
 	for i := int64(0); i < 4; i++ {

@@ -102,7 +102,11 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 	}
 	res.Snapshots = len(docs)
 	headSeen := cur.CurrentSnapshotID == 0
-	manifests := map[string][]manifest.DataFile{}
+	// Chains are read straight from the store, each object once; a
+	// snapshot's list is checked once per distinct chain (rollbacks share
+	// their target's).
+	rd := manifest.NewChainReader(cat.Blob())
+	checked := map[string]bool{}
 	unreadable := map[string]bool{}
 	refs := map[string]manifest.DataFile{} // distinct data files
 	refBy := map[string]int64{}
@@ -115,25 +119,34 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 		if s.ID == cur.CurrentSnapshotID {
 			headSeen = true
 		}
-		files, ok := manifests[s.ManifestPath]
-		if !ok && !unreadable[s.ManifestPath] {
-			files, err = manifest.Read(ctx, cat.Blob(), s.ManifestPath)
-			if err != nil {
-				unreadable[s.ManifestPath] = true
-				add(CheckManifestReadable, catalogstore.SeverityCritical, s.ID, s.ManifestPath, fmt.Sprintf("the manifest of snapshot %d cannot be read: %v", s.ID, err))
-				continue
+		if err := s.CheckManifestChain(); err != nil {
+			add(CheckManifestReadable, catalogstore.SeverityCritical, s.ID, s.ManifestPath, err.Error())
+			continue
+		}
+		ch := s.ManifestChain()
+		if unreadable[ch.Key()] {
+			continue
+		}
+		files, err := rd.Live(ctx, ch)
+		if err != nil {
+			unreadable[ch.Key()] = true
+			at := s.ManifestPath
+			if le, ok := manifest.IsLinkError(err); ok {
+				at = le.Key
 			}
-			manifests[s.ManifestPath] = files
+			add(CheckManifestReadable, catalogstore.SeverityCritical, s.ID, at, fmt.Sprintf("the manifest of snapshot %d cannot be read: %v", s.ID, err))
+			continue
+		}
+		if !checked[ch.Key()] {
+			checked[ch.Key()] = true
 			for _, p := range duplicatePaths(files) {
 				add(CheckDuplicateFile, catalogstore.SeverityCritical, s.ID, p, fmt.Sprintf(
 					"the manifest of snapshot %d lists data file %s more than once (its rows read twice); CALL repair_duplicate_files('%s')", s.ID, p, id.Short()))
 			}
-		} else if !ok {
-			continue
 		}
 		nf, nr, nb := manifest.Summary(files)
 		if sum := s.Summary; sum.TotalFiles != nf || sum.TotalRecords != nr || sum.TotalBytes != nb {
-			add(CheckSummary, catalogstore.SeverityError, s.ID, s.ManifestPath, fmt.Sprintf(
+			add(CheckSummary, catalogstore.SeverityError, s.ID, ch.Key(), fmt.Sprintf(
 				"snapshot %d's summary says %d files, %d records, %d bytes; its manifest lists %d files, %d records, %d bytes",
 				s.ID, sum.TotalFiles, sum.TotalRecords, sum.TotalBytes, nf, nr, nb))
 		}
@@ -151,7 +164,7 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 	if !headSeen {
 		add(CheckHead, catalogstore.SeverityCritical, cur.CurrentSnapshotID, "", fmt.Sprintf("the head snapshot %d has no document", cur.CurrentSnapshotID))
 	}
-	res.Manifests, res.Files = len(manifests), len(refs)
+	res.Manifests, res.Files = rd.Objects(), len(refs)
 
 	paths := make([]string, 0, len(refs))
 	for p := range refs {

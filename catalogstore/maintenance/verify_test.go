@@ -31,7 +31,7 @@ func TestVerify_HealthyDatasetHasNoFindings(t *testing.T) {
 }
 
 func TestVerify_ReportsEachInconsistencyAsAlertable(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, consolidated) // damages one snapshot's manifest only
 	ctx := context.Background()
 	ds := e.dataset(t, "t", catalogstore.CreateDatasetOptions{})
 	first := e.appendIDs(t, ds, 1, 2)

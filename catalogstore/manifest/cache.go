@@ -28,7 +28,8 @@ type Cache struct {
 
 type cacheEntry struct {
 	key   string
-	files []DataFile
+	files []DataFile // a list (a consolidated manifest or a chain's)
+	delta *Delta     // or a delta manifest
 	size  int64
 }
 
@@ -83,27 +84,38 @@ func (c *Cache) Len() int {
 }
 
 func (c *Cache) lookup(ck string) ([]DataFile, bool) {
+	e, ok := c.lookupEntry(ck)
+	if !ok {
+		return nil, false
+	}
+	return e.files, true
+}
+
+func (c *Cache) lookupEntry(ck string) (*cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[ck]; ok {
 		c.lru.MoveToFront(el)
-		return el.Value.(*cacheEntry).files, true
+		return el.Value.(*cacheEntry), true
 	}
 	return nil, false
 }
 
 func (c *Cache) add(ck string, files []DataFile) {
-	size := EstimateSize(files)
+	c.addEntry(&cacheEntry{key: ck, files: files, size: EstimateSize(files)})
+}
+
+func (c *Cache) addEntry(e *cacheEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[ck]; ok {
+	if _, ok := c.items[e.key]; ok {
 		return
 	}
-	if c.maxBytes > 0 && size > c.maxBytes {
+	if c.maxBytes > 0 && e.size > c.maxBytes {
 		return // would evict everything and still not fit
 	}
-	c.items[ck] = c.lru.PushFront(&cacheEntry{key: ck, files: files, size: size})
-	c.bytes += size
+	c.items[e.key] = c.lru.PushFront(e)
+	c.bytes += e.size
 	for c.lru.Len() > 0 && ((c.maxEntries > 0 && c.lru.Len() > c.maxEntries) || (c.maxBytes > 0 && c.bytes > c.maxBytes)) {
 		el := c.lru.Back()
 		e := el.Value.(*cacheEntry)

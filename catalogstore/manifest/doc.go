@@ -1,10 +1,17 @@
-// Package manifest reads and writes lakesql's consolidated manifests: one
-// Parquet file per snapshot listing every live data file of a dataset, with
+// Package manifest reads and writes lakesql's manifests: consolidated
+// Parquet files listing every live data file of a dataset, with
 // its size, record count, partition values, and per-column statistics
 // aligned with field ids (value, null and NaN counts, lower/upper bounds in
 // Iceberg's single-value binary encoding, compressed column sizes).
 //
-// Planning reads this one file. Manifests are immutable once written (Write
+// A snapshot's live list is a consolidated manifest (the base) with a
+// chain of delta manifests applied in order (delta.go, chain.go): each a
+// commit's added entries and removed paths, so a commit to a large table
+// writes little. Cache.GetChain builds a chain's list from the longest
+// cached prefix, the cached base and cached deltas, so following a table's
+// head reads one small delta per commit.
+//
+// Planning reads one list. Manifests are immutable once written (Write
 // creates them with IfNotExists at
 // {location}/metadata/manifest-{snapshot-id}-{nonce}.parquet), so a Cache
 // keyed by path never goes stale.

@@ -85,9 +85,9 @@ func (o DecodeOptions) parts() Parts {
 }
 
 // columns reports which manifest columns opts needs read.
-func (o DecodeOptions) columns() [numCols]bool {
+func (o DecodeOptions) columns() [allCols]bool {
 	p := o.parts()
-	var need [numCols]bool
+	var need [allCols]bool
 	for c := range need {
 		need[c] = true
 	}
@@ -123,14 +123,16 @@ func DecodeWith(data []byte, opts DecodeOptions) (files []DataFile, err error) {
 			files, err = nil, MarkCorrupt(fmt.Errorf("decoder panic: %v", r))
 		}
 	}()
-	files, err = decode(data, opts)
+	d, err := decode(data, opts, false)
 	if err != nil {
 		return nil, MarkCorrupt(err)
 	}
-	return files, nil
+	return d.Added, nil
 }
 
-func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
+// decode decodes a consolidated manifest (delta false: its entries are
+// Added) or a delta manifest (delta true), refusing the other kind.
+func decode(data []byte, opts DecodeOptions, delta bool) (*Delta, error) {
 	mem := memory.NewGoAllocator()
 	rdr, err := file.NewParquetReader(bytes.NewReader(data), file.WithReadProps(parquet.NewReaderProperties(mem)))
 	if err != nil {
@@ -146,6 +148,26 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 	ncols := numCols
 	if *ver != version {
 		ncols = legacyCols // before data file checksums
+	}
+	kind := kv.FindValue(metaKind)
+	isDelta := kind != nil && *kind == kindDelta
+	switch {
+	case kind != nil && !isDelta:
+		return nil, fmt.Errorf("unknown manifest kind %q", *kind)
+	case isDelta && !delta:
+		return nil, errors.New("a delta manifest, read as a consolidated one")
+	case delta && !isDelta:
+		return nil, errors.New("a consolidated manifest, read as a delta")
+	case isDelta && *ver != version:
+		return nil, fmt.Errorf("delta manifest of version %s", *ver)
+	case isDelta:
+		ncols = allCols
+	}
+	out := &Delta{}
+	if isDelta {
+		if err := out.readLink(kv); err != nil {
+			return nil, err
+		}
 	}
 	v1 := *ver == versionV1
 	asked := opts
@@ -219,11 +241,17 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isDelta {
+		if files, out.Removed, err = splitRemoved(files, cols[colRemoved]); err != nil {
+			return nil, err
+		}
+	}
 	for i := range files {
 		if err := files[i].Validate(); err != nil {
 			return nil, fmt.Errorf("entry %d: %v", i, err)
 		}
 	}
+	out.Added = files
 	if v1 {
 		if got := checksum(files); got != want {
 			return nil, fmt.Errorf("checksum mismatch: content %x, footer %x", got, want)
@@ -245,10 +273,11 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 				defer selRelease()
 				proj, rows = sel, sel[colAddedSnapshotID].Len()
 			}
-			return fromColumns(proj, rows, asked.FieldIDs)
+			out.Added, err = fromColumns(proj, rows, asked.FieldIDs)
+			return out, err
 		}
 	}
-	return files, nil
+	return out, nil
 }
 
 // readColumns reads the manifest columns marked in need of row groups
@@ -256,7 +285,7 @@ func decode(data []byte, opts DecodeOptions) ([]DataFile, error) {
 // Parquet leaf, so column and leaf indexes coincide.
 // The file has ncols columns (fewer than numCols for older versions); the
 // columns it lacks are nil.
-func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]bool, ncols int, rgs []int) ([]arrow.Array, func(), error) {
+func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [allCols]bool, ncols int, rgs []int) ([]arrow.Array, func(), error) {
 	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: min(max(n, 1), 1<<20)}, mem)
 	if err != nil {
 		return nil, nil, err
@@ -282,7 +311,7 @@ func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]
 	if tbl.NumRows() != n || tbl.NumCols() != int64(len(leaves)) {
 		return nil, nil, fmt.Errorf("decoded %d rows of %d columns, expected %d rows", tbl.NumRows(), tbl.NumCols(), n)
 	}
-	cols := make([]arrow.Array, numCols)
+	cols := make([]arrow.Array, allCols)
 	release := func() {
 		for _, a := range cols {
 			if a != nil {
@@ -295,7 +324,7 @@ func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]
 		var a arrow.Array
 		switch len(chunks) {
 		case 0:
-			a = array.MakeArrayOfNull(mem, manifestSchema.Field(c).Type, 0)
+			a = array.MakeArrayOfNull(mem, deltaSchema.Field(c).Type, 0)
 		case 1:
 			a = chunks[0]
 			a.Retain()
@@ -308,24 +337,24 @@ func readColumns(rdr *file.Reader, mem memory.Allocator, n int64, need [numCols]
 		cols[c] = a
 		if int64(a.Len()) != n {
 			release()
-			return nil, nil, fmt.Errorf("column %s has %d values, expected %d", manifestSchema.Field(c).Name, a.Len(), n)
+			return nil, nil, fmt.Errorf("column %s has %d values, expected %d", deltaSchema.Field(c).Name, a.Len(), n)
 		}
-		if !manifestSchema.Field(c).Nullable && a.NullN() != 0 {
+		if !deltaSchema.Field(c).Nullable && a.NullN() != 0 {
 			release()
-			return nil, nil, fmt.Errorf("column %s has nulls", manifestSchema.Field(c).Name)
+			return nil, nil, fmt.Errorf("column %s has nulls", deltaSchema.Field(c).Name)
 		}
 	}
 	return cols, release, nil
 }
 
 // checkSchema compares the file's schema with the first ncols columns of
-// manifestSchema, by name and type shape (nullability and field metadata
-// aside).
+// deltaSchema (manifestSchema's followed by the removed flag), by name and
+// type shape (nullability and field metadata aside).
 func checkSchema(sc *arrow.Schema, ncols int) error {
 	if sc.NumFields() != ncols {
 		return fmt.Errorf("manifest has %d columns, expected %d", sc.NumFields(), ncols)
 	}
-	for i, want := range manifestSchema.Fields()[:ncols] {
+	for i, want := range deltaSchema.Fields()[:ncols] {
 		got := sc.Field(i)
 		if got.Name != want.Name || !sameShape(got.Type, want.Type) {
 			return fmt.Errorf("manifest column %d is %s %s, expected %s %s", i, got.Name, got.Type, want.Name, want.Type)
@@ -386,7 +415,7 @@ func allRowGroups(rdr *file.Reader) []int {
 // added, with their total number of rows: the only ones a decode of
 // DecodeOptions.AddedBy needs to read in full.
 func rowGroupsAddedBy(rdr *file.Reader, mem memory.Allocator, n int64, ncols int, snap int64) ([]int, int64, error) {
-	var need [numCols]bool
+	var need [allCols]bool
 	need[colAddedSnapshotID] = true
 	cols, release, err := readColumns(rdr, mem, n, need, ncols, allRowGroups(rdr))
 	if err != nil {

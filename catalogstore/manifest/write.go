@@ -21,8 +21,12 @@ const (
 	metaVersion  = "lakesql.manifest.version"
 	metaFiles    = "lakesql.manifest.files"
 	metaChecksum = "lakesql.manifest.checksum" // version 1 only: CRC-64 of the decoded content
-	version      = "3"                         // version 2 plus the data files' checksums
-	versionV2    = "2"                         // whole-file CRC-32C (integrity.go)
+	metaKind     = "lakesql.manifest.kind"     // "delta" for a delta manifest; absent for a consolidated one
+	metaPrev     = "lakesql.manifest.prev"     // delta: the name of the chain link it applies over
+	metaSeq      = "lakesql.manifest.seq"      // delta: its position in the chain, from 1
+	kindDelta    = "delta"
+	version      = "3" // version 2 plus the data files' checksums
+	versionV2    = "2" // whole-file CRC-32C (integrity.go)
 	versionV1    = "1"
 )
 
@@ -53,7 +57,14 @@ const (
 	// before them (legacyCols columns).
 	colChecksum
 	colPartChecksums
-	numCols
+	numCols // columns of a version 3 consolidated manifest
+)
+
+// colRemoved is the column a delta manifest adds after the others: true
+// for a row that removes the file at its path (every other field zero).
+const (
+	colRemoved = numCols
+	allCols    = numCols + 1 // columns of a delta manifest
 )
 
 // rowGroupRows is the most entries one row group of a manifest holds.
@@ -98,6 +109,10 @@ var manifestSchema = arrow.NewSchema([]arrow.Field{
 	colPartChecksums:    {Name: "part_checksums", Type: arrow.BinaryTypes.Binary, Nullable: true},
 }, nil)
 
+// deltaSchema is manifestSchema plus the removed flag (delta.go).
+var deltaSchema = arrow.NewSchema(append(manifestSchema.Fields(),
+	arrow.Field{Name: "removed", Type: arrow.FixedWidthTypes.Boolean}), nil)
+
 // Write writes files as one consolidated Parquet manifest at key and
 // returns its size in bytes. The object is created with IfNotExists:
 // manifests are immutable, so an existing key gives blob.ErrExists. An
@@ -116,13 +131,23 @@ func Write(ctx context.Context, store blob.Store, key string, files []DataFile) 
 // Encode returns the bytes of a manifest listing files, as Write stores
 // them. An entry that fails Validate gives ErrInvalid.
 func Encode(files []DataFile) ([]byte, error) {
+	return encode(files, nil, nil)
+}
+
+// encode writes files, then (for a delta, when removed is not nil) one
+// row per removed path, with the extra footer metadata kv.
+func encode(files []DataFile, removed []string, kv [][2]string) ([]byte, error) {
 	for i := range files {
 		if err := files[i].Validate(); err != nil {
 			return nil, fmt.Errorf("%w: entry %d: %v", ErrInvalid, i, err)
 		}
 	}
+	sc := manifestSchema
+	if removed != nil {
+		sc = deltaSchema
+	}
 	mem := memory.NewGoAllocator()
-	rec := buildRecord(mem, files)
+	rec := buildRecord(mem, sc, files, removed)
 	defer rec.Release()
 
 	var buf bytes.Buffer
@@ -135,15 +160,15 @@ func Encode(files []DataFile) ([]byte, error) {
 		// (DecodeOptions.AddedBy reads only the groups holding them).
 		parquet.WithMaxRowGroupLength(rowGroupRows),
 	)
-	fw, err := pqarrow.NewFileWriter(manifestSchema, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	fw, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
 	if err != nil {
 		return nil, err
 	}
-	for _, kv := range [][2]string{
+	for _, kv := range append([][2]string{
 		{metaVersion, version},
-		{metaFiles, strconv.Itoa(len(files))},
+		{metaFiles, strconv.Itoa(len(files) + len(removed))},
 		{metaCRC, crcPlaceholder},
-	} {
+	}, kv...) {
 		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
 			fw.Close()
 			return nil, err
@@ -163,10 +188,48 @@ func Encode(files []DataFile) ([]byte, error) {
 	return data, nil
 }
 
-func buildRecord(mem memory.Allocator, files []DataFile) arrow.RecordBatch {
-	b := array.NewRecordBuilder(mem, manifestSchema)
+// buildRecord builds the rows of files and, when sc is deltaSchema, the
+// removed flag and one removal row per path of removed.
+func buildRecord(mem memory.Allocator, sc *arrow.Schema, files []DataFile, removed []string) arrow.RecordBatch {
+	b := array.NewRecordBuilder(mem, sc)
 	defer b.Release()
-	b.Reserve(len(files))
+	b.Reserve(len(files) + len(removed))
+	appendEntries(b, files)
+	if sc == deltaSchema {
+		appendRemovals(b, len(files), removed)
+	}
+	return b.NewRecordBatch()
+}
+
+// appendRemovals appends the removed flag of n entries (false) and one row
+// per removed path: the path, the flag, and zero or null everywhere else.
+func appendRemovals(b *array.RecordBuilder, n int, removed []string) {
+	flag := b.Field(colRemoved).(*array.BooleanBuilder)
+	for range n {
+		flag.Append(false)
+	}
+	for _, p := range removed {
+		for c := range numCols {
+			switch fb := b.Field(c).(type) {
+			case *array.StringBuilder:
+				if c == colPath {
+					fb.Append(p)
+				} else {
+					fb.Append("")
+				}
+			case *array.Int64Builder:
+				fb.Append(0)
+			case *array.Int32Builder:
+				fb.Append(0)
+			default:
+				fb.AppendNull()
+			}
+		}
+		flag.Append(true)
+	}
+}
+
+func appendEntries(b *array.RecordBuilder, files []DataFile) {
 
 	str := func(i int) *array.StringBuilder { return b.Field(i).(*array.StringBuilder) }
 	i64 := func(i int) *array.Int64Builder { return b.Field(i).(*array.Int64Builder) }
@@ -242,7 +305,6 @@ func buildRecord(mem memory.Allocator, files []DataFile) arrow.RecordBatch {
 			pc.Append(packSums(f.PartChecksums))
 		}
 	}
-	return b.NewRecordBatch()
 }
 
 func appendInts(lb *array.ListBuilder, v []int64) {

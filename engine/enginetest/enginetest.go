@@ -19,7 +19,15 @@ import (
 // when t ends.
 func Open(t testing.TB) *engine.Engine {
 	t.Helper()
-	e, err := engine.Open(context.Background(), engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true})
+	return OpenWith(t, func(*engine.Config) {})
+}
+
+// OpenWith is Open with the configuration changed by set first.
+func OpenWith(t testing.TB, set func(*engine.Config)) *engine.Engine {
+	t.Helper()
+	cfg := engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true}
+	set(&cfg)
+	e, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
