@@ -11,6 +11,7 @@ const (
 	ruleDecimalHashKeys
 	ruleFixNotExists
 	ruleExactDecimalComparisons
+	ruleCollatedDistinct
 	ruleConnectCrossJoins
 )
 
@@ -28,6 +29,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
 		AddPreAnalyzeRule(ruleExactDecimalComparisons, exactDecimalComparisons).
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
+		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys)
 }
