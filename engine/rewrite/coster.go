@@ -111,10 +111,7 @@ func (c *Coster) rel(ctx *sql.Context, rel memo.RelExpr) *estimate {
 		jp := x.JoinPrivate()
 		return joinEstimate(ctx, jp.Op, c.group(ctx, jp.Left), c.group(ctx, jp.Right), jp.Filter)
 	case *memo.Filter:
-		child := c.group(ctx, x.Child)
-		out := child.derive(0)
-		out.rows = math.Max(1, child.rows*selectivity(ctx, out, x.Filters))
-		return out
+		return filtered(ctx, c.group(ctx, x.Child), x.Filters)
 	case *memo.Project:
 		return c.group(ctx, x.Child)
 	case *memo.Distinct:
@@ -189,7 +186,14 @@ func (c *Coster) scan(ctx *sql.Context, n sql.Node) (*estimate, bool) {
 	if !ok {
 		return nil, false
 	}
-	out := child.derive(0)
-	out.rows = math.Max(1, child.rows*selectivity(ctx, out, expression.SplitConjunction(f.Expression)))
-	return out, true
+	return filtered(ctx, child, expression.SplitConjunction(f.Expression)), true
+}
+
+// filtered is the estimate of child's rows that pass filters. The
+// filters are judged against child's columns (distinct counts capped by
+// child's rows), then the rows are cut.
+func filtered(ctx *sql.Context, child *estimate, filters []sql.Expression) *estimate {
+	out := child.derive(child.rows)
+	out.rows = math.Max(1, child.rows*selectivity(ctx, out, filters))
+	return out
 }

@@ -26,7 +26,9 @@ func joinEstimate(ctx *sql.Context, op plan.JoinType, l, r *estimate, filters []
 		sel /= math.Max(nl, nr)
 		semi *= math.Min(1, nr/nl)
 	}
-	out := merge(l, r, 0)
+	// The other conditions are judged against the columns of the cross
+	// product.
+	out := merge(l, r, l.rows*r.rows)
 	sel *= selectivity(ctx, out, rest)
 	inner := l.rows * r.rows * sel
 	switch {
