@@ -91,11 +91,44 @@ func (ts *TableStats) Column(name string) (ColumnStat, bool) {
 	if cs.Distinct == 0 {
 		cs.Distinct = sum.distinctBound()
 	}
+	if cs.Distinct == 0 {
+		cs.Distinct = sum.distinctFromSize(col.Type)
+	}
 	lo, ok1 := axis(col.Type, sum.min)
 	hi, ok2 := axis(col.Type, sum.max)
 	cs.lo, cs.hi, cs.ranged = lo, hi, ok1 && ok2 && hi >= lo
 	ts.seen[name] = cs
 	return cs, true
+}
+
+// distinctFromSize estimates the distinct count of a text column from
+// its stored size: n values drawn evenly from d distinct ones take at
+// least n·log2(d) bits once dictionary-encoded and compressed, so d is
+// about 2^(bits per value). Data that is sorted or clustered compresses
+// further, so the estimate errs low (a filter on the column looks less
+// selective than it is: the safe side for choosing what to build). Not
+// exact enough to show as the column's statistics (GetTableStats), it
+// lets the coster tell a flag column (a few values in a fraction of a
+// byte each) from a name. 0 when the size is unknown.
+func (cs colSummary) distinctFromSize(t schema.Type) uint64 {
+	switch t.Kind {
+	case schema.String, schema.Binary, schema.JSON:
+	default:
+		return 0
+	}
+	nonNull := cs.rows - min(cs.nulls, cs.rows)
+	if cs.bytes == 0 || nonNull == 0 {
+		return 0
+	}
+	bits := 8 * float64(cs.bytes) / float64(nonNull)
+	if bits >= 63 {
+		return nonNull
+	}
+	floor := uint64(1)
+	if cs.min != nil && cs.max != nil && compareDecoded(cs.min, cs.max) != 0 {
+		floor = 2 // two different bounds: at least two values
+	}
+	return min(nonNull, max(floor, uint64(math.Round(math.Exp2(bits)))))
 }
 
 // Below estimates the fraction of the column's non-null values below v

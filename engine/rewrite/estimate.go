@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"math"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -38,8 +37,15 @@ func keyOf(gf *expression.GetField) colKey {
 }
 
 // column is what the estimate knows of one column: its statistics (if
-// its table is a lakesql table) and its distinct count (0 when unknown),
-// capped by the relation's rows.
+// its table is a lakesql table) and its distinct count (0 when unknown).
+//
+// The distinct count is the table's, not cut by the filters below the
+// relation: a filter keeps each key with some probability, and a join
+// divides by the larger of its keys' table-wide counts (System R's
+// independence), so a filtered side joined to another filtered side is
+// cut by both filters. Capping the count by the relation's rows instead
+// would assume the smaller side's keys all match (containment) and lose
+// the other side's filter. Only equalities lower it (pin).
 type column struct {
 	stat     provider.ColumnStat
 	hasStat  bool
@@ -55,9 +61,6 @@ func (e *estimate) column(gf *expression.GetField) column {
 	}
 	if v, ok := e.ndv[k]; ok && (c.distinct == 0 || v < c.distinct) {
 		c.distinct = v
-	}
-	if c.distinct > e.rows {
-		c.distinct = math.Max(1, e.rows)
 	}
 	return c
 }
