@@ -164,7 +164,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.prov.SetFileGuard(mysqlfix.FileGuard{Dir: cfg.SecureFilePriv, ReadOnly: cfg.ReadOnly, Users: a.Catalog.MySQLDb})
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.
-	a.Catalog.StatsProvider = provider.NewStatsProvider()
+	stats := provider.NewStatsProvider()
+	a.Catalog.StatsProvider = stats
+	// Join order and build sides from the same statistics.
+	a.Coster = rewrite.NewCoster(stats)
 	mysqlfix.InstallSemiJoinProjectionFix(a)
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
 	if err := setupUsers(ctx, e.gms, ms, cfg.Auth, cfg.RootPassword); err != nil {
@@ -293,6 +296,8 @@ func initVariables() {
 			Type: types.NewSystemBoolType(rewrite.SysVarDecorrelate), Default: int8(1)},
 		{Name: rewrite.SysVarJoinRewrites, Scope: both, Dynamic: true,
 			Type: types.NewSystemBoolType(rewrite.SysVarJoinRewrites), Default: int8(1)},
+		{Name: rewrite.SysVarStatsCoster, Scope: both, Dynamic: true,
+			Type: types.NewSystemBoolType(rewrite.SysVarStatsCoster), Default: int8(1)},
 	} {
 		// The registry is process-wide: a second engine finds them there.
 		if _, _, ok := sql.SystemVariables.GetGlobal(v.Name); !ok {

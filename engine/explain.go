@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
 
+	"github.com/lakesql/lakesql/engine/rewrite"
 	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
@@ -30,7 +31,7 @@ func (s *Session) Explain(ctx *sql.Context, query string, analyze bool) ([]strin
 		return nil, err
 	}
 	if !analyze {
-		return renderPlan(ctx, node, nil, nil)
+		return renderPlan(ctx, node, s.e.estimator(), nil, nil)
 	}
 	if !node.IsReadOnly() {
 		return nil, sqlerr.Wrap(fmt.Errorf("%w: %s", mysqlfix.ErrExplainWrites, query))
@@ -41,7 +42,7 @@ func (s *Session) Explain(ctx *sql.Context, query string, analyze bool) ([]strin
 	if err != nil {
 		return nil, err
 	}
-	return renderPlan(ctx, node, ops, profiles)
+	return renderPlan(ctx, node, s.e.estimator(), ops, profiles)
 }
 
 // opStats is what one plan operator did: the times it was built (loops),
@@ -141,4 +142,13 @@ func (m *measuredIter) Close(ctx *sql.Context) error {
 	err := m.it.Close(ctx)
 	m.st.time += time.Since(t0)
 	return err
+}
+
+// estimator is the row estimate EXPLAIN shows for scans: the join
+// coster's, nil when GMS's own coster plans.
+func (e *Engine) estimator() estimator {
+	if c, ok := e.gms.Analyzer.Coster.(*rewrite.Coster); ok {
+		return c.Rows
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -20,16 +21,21 @@ import (
 // measured time, rows and loops, or "(never executed)", and the scan
 // lines come from profiles; without, the scan lines show the file
 // pruning planned from the manifest.
-func renderPlan(ctx *sql.Context, n sql.Node, ops map[sql.Node]*opStats, profiles *scan.Profiles) ([]string, error) {
-	r := &renderer{ctx: ctx, ops: ops, profiles: profiles}
+func renderPlan(ctx *sql.Context, n sql.Node, est estimator, ops map[sql.Node]*opStats, profiles *scan.Profiles) ([]string, error) {
+	r := &renderer{ctx: ctx, est: est, ops: ops, profiles: profiles}
 	if err := r.node(n, 0); err != nil {
 		return nil, err
 	}
 	return r.lines, nil
 }
 
+// estimator estimates the rows of a scan (a table below its filters),
+// false for other nodes: rewrite.Coster's, the planner's own figures.
+type estimator func(*sql.Context, sql.Node) (float64, bool)
+
 type renderer struct {
 	ctx      *sql.Context
+	est      estimator
 	ops      map[sql.Node]*opStats
 	profiles *scan.Profiles
 	lines    []string
@@ -45,13 +51,13 @@ func (r *renderer) node(n sql.Node, depth int) error {
 		// MySQL names the scan by its alias: one line for both.
 		if rt, ok := x.Child.(*plan.ResolvedTable); ok {
 			if t := asProviderTable(rt.Table); t != nil {
-				r.lines = append(r.lines, indent+"-> Table scan on "+x.Name()+" ("+t.String()+")"+r.measured(n, rt))
+				r.lines = append(r.lines, indent+"-> Table scan on "+x.Name()+" ("+t.String()+")"+r.estimated(n)+r.measured(n, rt))
 				return r.scan(t, depth+1)
 			}
 		}
 	case *plan.ResolvedTable:
 		if t := asProviderTable(x.Table); t != nil {
-			r.lines = append(r.lines, indent+"-> Table scan on "+t.String()+r.measured(n))
+			r.lines = append(r.lines, indent+"-> Table scan on "+t.String()+r.estimated(n)+r.measured(n))
 			return r.scan(t, depth+1)
 		}
 	case rewrite.VectorScan:
@@ -61,7 +67,7 @@ func (r *renderer) node(n sql.Node, depth int) error {
 		}
 		return r.replacedScans(x, depth+1)
 	}
-	r.lines = append(r.lines, indent+"-> "+label(n)+r.measured(n))
+	r.lines = append(r.lines, indent+"-> "+label(n)+r.estimated(n)+r.measured(n))
 	for _, c := range n.Children() {
 		if err := r.node(c, depth+1); err != nil {
 			return err
@@ -155,6 +161,32 @@ func oneLine(s string) string {
 		kept = append(kept, t)
 	}
 	return strings.ReplaceAll(strings.Join(kept, " "), " )", ")")
+}
+
+// describeStats is GMS's join node: the join planner's estimate, set
+// when the node came out of it.
+type describeStats interface {
+	GetDescribeStatsString(sql.DescribeOptions) string
+	GetEstimatedRowCount() uint64
+}
+
+// estimated is the "  (estimated rows=N)" suffix of a join, a table scan
+// or a filter over one; empty for other operators and for joins the
+// planner did not place.
+func (r *renderer) estimated(n sql.Node) string {
+	if d, ok := n.(describeStats); ok {
+		if d.GetDescribeStatsString(sql.DescribeOptions{}) == "(No stats)" {
+			return ""
+		}
+		return fmt.Sprintf("  (estimated rows=%d)", d.GetEstimatedRowCount())
+	}
+	if r.est == nil {
+		return ""
+	}
+	if rows, ok := r.est(r.ctx, n); ok {
+		return fmt.Sprintf("  (estimated rows=%.0f)", math.Ceil(rows))
+	}
+	return ""
 }
 
 // measured is the " (actual …)" suffix of an operator under ANALYZE:

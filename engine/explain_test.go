@@ -169,8 +169,9 @@ func TestExplainAnalyze_CountsPruning(t *testing.T) {
 }
 
 // TestExplain_Tree: EXPLAIN FORMAT=TREE shows MySQL's tree in one
-// EXPLAIN column with the file pruning planned from the manifest, runs
-// nothing (no measurements), and marks vectorised operators.
+// EXPLAIN column with the planner's row estimates and the file pruning
+// planned from the manifest, runs nothing (no measurements), and marks
+// vectorised operators.
 func TestExplain_Tree(t *testing.T) {
 	e := enginetest.Open(t)
 	conn := e.Connect("root")
@@ -183,8 +184,8 @@ func TestExplain_Tree(t *testing.T) {
 	cases := []struct{ query, want string }{
 		{"SELECT id FROM x.p WHERE region = 'eu' AND id < 50",
 			"-> Project: p.id\n" +
-				"    -> Filter: ((p.region = 'eu') AND (p.id < 50))\n" +
-				"        -> Table scan on x.p\n" +
+				"    -> Filter: ((p.region = 'eu') AND (p.id < 50))  (estimated rows=1)\n" +
+				"        -> Table scan on x.p  (estimated rows=12)\n" +
 				"            scan x.p: files: 4, pruned 2 by partition, 1 by bounds (row groups, dictionaries and pages are pruned as it runs)"},
 		{"SELECT region, COUNT(*) FROM x.p GROUP BY region",
 			"-> Project: p.region, count(1) as COUNT(*)\n" +

@@ -31,10 +31,12 @@ import (
 // table's snapshot until it changes. Without ANALYZE, the distinct count
 // is bounded only for integer and date columns (by max - min + 1).
 //
-// GMS v0.20.0's join planner reads a table scan's cardinality from
-// RowCount; column statistics enter its costing only through indexes
-// (lookup and merge joins), which lakesql tables do not declare. They are
-// shown in information_schema.column_statistics.
+// GMS v0.20.0's own join coster reads only a table scan's RowCount
+// (column statistics enter it only through indexes, which lakesql tables
+// do not declare); lakesql's coster (engine/rewrite) reads the same
+// statistics through TableStats (colstats.go), ANALYZE TABLE's distinct
+// counts included. They are also shown in
+// information_schema.column_statistics.
 type StatsProvider struct {
 	mu sync.Mutex
 	// ndv holds ANALYZE TABLE's distinct counts by "db.table".

@@ -36,6 +36,12 @@
 //   - prunecols.go: lakesql tables below physical joins read only the
 //     columns the plan uses (GMS's pruning stops at those joins).
 //     lakesql_join_rewrites = 0 turns these four off.
+//   - coster.go: not a rule but GMS's join coster (memo.Coster): it
+//     estimates each memo group's rows from the manifests' statistics
+//     (estimate.go; filters in selectivity.go, joins by their keys'
+//     distinct counts in joinest.go) and prices hash joins by what they
+//     read and build, so GMS orders joins and picks build sides by the
+//     data. lakesql_stats_coster = 0 plans with GMS's own coster.
 //
 // Tests: testdata/*.test are sqllogictest scripts whose queries name the
 // plan node they must (or must not) use ("# explain:", see package
