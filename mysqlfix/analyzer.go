@@ -12,6 +12,7 @@ const (
 	ruleFixNotExists
 	ruleExactDecimalComparisons
 	ruleCollatedDistinct
+	ruleMixedHashKeys
 	ruleConnectCrossJoins
 )
 
@@ -31,5 +32,6 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
-		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys)
+		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys).
+		AddPostValidationRule(ruleMixedHashKeys, mixedHashKeys)
 }
