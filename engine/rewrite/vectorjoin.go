@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -164,9 +165,33 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 	}
 	v := &vectorJoin{schema: gb.Schema(), table: pl.table, plan: p, out: out, orig: gb}
 	for _, sd := range js.sides {
-		v.builds = append(v.builds, joinBuildSide{path: t.leaves[sd.leaf].path, idx: sd.idx, schema: sd.schema()})
+		l := t.leaves[sd.leaf]
+		v.builds = append(v.builds, joinBuildSide{path: l.path, idx: sd.idx, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd)})
 	}
 	return v, true
+}
+
+// collectPlan reads a build side that is a lakesql table on column
+// vectors, or is nil when its filters or columns need the row path.
+func collectPlan(l joinLeaf, sd buildCols) *scan.CollectPlan {
+	if l.table == nil {
+		return nil
+	}
+	s := l.table.CatalogSchema()
+	cols := l.node.Schema()
+	fields := make([]int, len(sd.idx))
+	for k, i := range sd.idx {
+		c, ok := s.Column(cols[i].Name)
+		if !ok || c.Type.Kind != sd.types[k].Kind || c.Type.Scale != sd.types[k].Scale {
+			return nil
+		}
+		fields[k] = c.ID
+	}
+	cp, ok := scan.CompileCollect(s, l.filters, fields)
+	if !ok {
+		return nil
+	}
+	return cp
 }
 
 // vectorJoin is a GroupBy over a tree of inner equi-joins computed by
@@ -189,6 +214,10 @@ type joinBuildSide struct {
 	path   []int // from the replaced GroupBy to its node
 	idx    []int // the node's output column per build column
 	schema *schema.Schema
+	// collect, if set, reads the side (table, a lakesql table) on column
+	// vectors with its filters instead of running its node.
+	table   *provider.Table
+	collect *scan.CollectPlan
 }
 
 var _ sql.ExecSourceRel = (*vectorJoin)(nil)
@@ -202,7 +231,23 @@ func (v *vectorJoin) IsReadOnly() bool     { return true }
 // whole on fallback.
 func (v *vectorJoin) String() string {
 	tp := sql.NewTreePrinter()
-	_ = tp.WriteNode("VectorJoinAggregate(probe %s, %d build sides)", v.table, len(v.builds))
+	sides := make([]string, len(v.builds))
+	for k, b := range v.builds {
+		how := "row path"
+		if b.collect != nil {
+			how = "vectorised"
+		}
+		n, err := b.node(v.orig)
+		name := "?"
+		if f, ok := n.(*plan.Filter); ok && err == nil {
+			n = f.Child
+		}
+		if nn, ok := n.(sql.Nameable); ok && err == nil {
+			name = nn.Name()
+		}
+		sides[k] = name + " " + how
+	}
+	_ = tp.WriteNode("VectorJoinAggregate(probe %s, build %s)", v.table, strings.Join(sides, ", "))
 	_ = tp.WriteChildren(v.orig.String())
 	return tp.String()
 }
@@ -270,6 +315,18 @@ func (b joinBuildSide) node(orig sql.Node) (sql.Node, error) {
 // columns, or reports false when it has more than limit rows or a value
 // the build record would not hold exactly.
 func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row, limit int64) (arrow.Record, bool, error) {
+	if b.collect != nil {
+		in, err := b.table.AggInput(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		rec, st, ok, err := b.collect.Collect(ctx, in, limit)
+		b.table.ReportScan(ctx, st)
+		if err != nil {
+			return nil, false, sqlerr.Wrap(err)
+		}
+		return rec, ok, nil
+	}
 	n, err := b.node(v.orig)
 	if err != nil {
 		return nil, false, err

@@ -105,7 +105,7 @@ func TestVectorJoin_MultiWayMatchesRowPath(t *testing.T) {
 	conn := multiJoinTables(t)
 	const pa = "p JOIN a ON p.k = a.ak"
 	all := "COUNT(*), COUNT(a.an), SUM(p.v), AVG(p.v), SUM(p.x), MIN(p.i), MAX(p.dt), SUM(a.aw), MIN(a.aname), SUM(p.v * 2 - p.i)"
-	cases := []struct{ sel, from, where, tail, slow string }{
+	cases := []struct{ sel, from, where, tail, builds string }{
 		{all + ", MAX(c.cname), SUM(c.cw)", pa + " JOIN c ON a.an = c.ck", "", "", ""},
 		{"c.cname, " + all, pa + " JOIN c ON c.ck = a.an", "", "GROUP BY c.cname", ""},
 		{"p.s, c.cname, " + all, pa + " JOIN c ON c.ck = a.an", "", "GROUP BY p.s, c.cname", ""},
@@ -123,6 +123,9 @@ func TestVectorJoin_MultiWayMatchesRowPath(t *testing.T) {
 		{"c.cname, " + all, pa + " JOIN c ON c.ck = a.an JOIN b ON b.bs = p.s",
 			"p.i > -10 AND a.aw > -50 AND c.cname <> 'two' AND b.tag IN ('t0', 't1') AND p.dt >= DATE '1999-01-01'", "GROUP BY c.cname", ""},
 		{"a.aname, COUNT(*), SUM(p.v)", pa + " JOIN c ON c.ck = a.an", "a.ak BETWEEN 5 AND 20", "GROUP BY a.aname", ""},
+		// Build sides whose filters need the row path, beside vectorised ones.
+		{"c.cname, " + all, pa + " JOIN c ON c.ck = a.an", "a.aname LIKE '%e%' AND (c.cw > 1 OR c.cname = 'two')", "GROUP BY c.cname", "row path"},
+		{"b.tag, " + all, pa + " JOIN b ON b.bs = p.s", "a.aw + 0 > 0", "GROUP BY b.tag", "a row path, b vectorised"},
 		// Empty build sides, and no probe row matching.
 		{"c.cname, " + all, pa + " JOIN c ON c.ck = a.an", "c.cname = 'nothing'", "GROUP BY c.cname", ""},
 		{all, pa + " JOIN c ON c.ck = a.an", "c.cname = 'nothing'", "", ""},
@@ -142,6 +145,9 @@ func TestVectorJoin_MultiWayMatchesRowPath(t *testing.T) {
 		fast := "SELECT " + c.sel + " FROM " + c.from + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM " + c.from + slowWhere + " " + c.tail
 		want := enginetest.SameAsRowPath(t, conn, "VectorJoinAggregate", fast, slow, strings.Contains(c.tail, "ORDER BY"))
+		if plan := enginetest.Explain(t, conn, fast); c.builds != "" && !strings.Contains(plan, c.builds+")") {
+			t.Errorf("%s: want build sides %q:\n%s", fast, c.builds, plan)
+		}
 		empty := strings.Contains(c.where, "nothing") || strings.Contains(c.where, "1000") || strings.Contains(c.from, "JOIN e")
 		if want == "" && !empty {
 			t.Errorf("%s: no rows, the case tests nothing", slow)
