@@ -31,7 +31,26 @@ type JoinBuild struct {
 	Types []schema.Type
 	Keys  []int
 	On    []JoinCol
+	Kind  JoinKind
 }
+
+// JoinKind is how a build side joins: how many tuples a tuple becomes.
+type JoinKind int
+
+const (
+	// JoinInner: one tuple per build row whose keys equal the tuple's.
+	JoinInner JoinKind = iota
+	// JoinSemi: the tuple once, with the first such build row, if there
+	// is one (EXISTS, IN, or an inner join with distinct build keys).
+	JoinSemi
+	// JoinAnti: the tuple if no build row's keys equal its keys (NOT
+	// EXISTS: a NULL key equals nothing). Its columns cannot be read.
+	JoinAnti
+	// JoinAntiNulls: NOT IN over one key: the tuple if the build side is
+	// empty, or if its key is not NULL, no build key is NULL and none
+	// equals it. Its columns cannot be read.
+	JoinAntiNulls
+)
 
 // JoinAggSpec is one aggregate of a join aggregation.
 type JoinAggSpec struct {
@@ -70,6 +89,7 @@ type joinStage struct {
 	// probeKeys marks keys equal to a probe field: their build values'
 	// range prunes the probe scan (runtime filters).
 	probeKeys []bool
+	kind      JoinKind
 }
 
 // maxPairs bounds the join tuples (probe row, build rows) handed to the
@@ -167,7 +187,7 @@ func (jp *JoinAggPlan) ref(c JoinCol, side int) (int, schema.Type, bool) {
 	if !c.Build {
 		return jp.agg.column(c.ID)
 	}
-	if c.Side < 0 || c.Side >= side || c.Side >= len(jp.off) {
+	if c.Side < 0 || c.Side >= side || c.Side >= len(jp.off) || jp.stages[c.Side].kind >= JoinAnti {
 		return 0, schema.Type{}, false
 	}
 	types := jp.agg.types[jp.off[c.Side]:]
@@ -182,7 +202,10 @@ func (jp *JoinAggPlan) ref(c JoinCol, side int) (int, schema.Type, bool) {
 
 // stage compiles the keys of build side s.
 func (jp *JoinAggPlan) stage(s int, b JoinBuild) (joinStage, bool) {
-	var st joinStage
+	st := joinStage{kind: b.Kind}
+	if b.Kind == JoinAntiNulls && len(b.Keys) != 1 || b.Kind < JoinInner || b.Kind > JoinAntiNulls {
+		return st, false
+	}
 	for k, c := range b.On {
 		col, t, ok := jp.ref(c, s)
 		if !ok || b.Keys[k] < 0 || b.Keys[k] >= len(b.Types) || !joinKeysMatch(t, b.Types[b.Keys[k]]) {
@@ -295,7 +318,13 @@ func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, builds []arrow.Reco
 		if err != nil {
 			return nil, Stats{}, err
 		}
-		bs[s], empty = b, empty || b.keys.n == 0
+		bs[s] = b
+		switch k := jp.stages[s].kind; {
+		case k <= JoinSemi:
+			empty = empty || b.keys.n == 0
+		case k == JoinAntiNulls:
+			empty = empty || b.nullKey
+		}
 	}
 	agg, match := jp.runtimeFilters(bs)
 	if empty || !match { // no probe row can match: read nothing
@@ -313,6 +342,9 @@ type joinBuild struct {
 	first []int32    // by key: first build row with it
 	next  []int32    // by build row: next row with its key, -1: none
 	rows  []int32    // the rows with no NULL key
+	// nullKey: some build row has a NULL key (NOT IN rejects every
+	// tuple then).
+	nullKey bool
 	// groups, when every group key is a column of this side, is each
 	// build row's group in gtab, so probing hashes no group keys.
 	groups []int32
@@ -336,7 +368,7 @@ func (jp *JoinAggPlan) prepare(s int, build arrow.Record) (*joinBuild, error) {
 		keyCols[k] = b.cols[c]
 	}
 	sel := nonNullRows(keyCols, rowsUpTo(n))
-	b.rows = sel
+	b.rows, b.nullKey = sel, len(sel) < n
 	h := make([]uint64, len(sel))
 	b.keys.hashRows(keyCols, sel, h)
 	kid := b.keys.findOrAdd(b.keys.batch, h, make([]int32, 0, len(sel)))

@@ -27,6 +27,9 @@ func (jp *JoinAggPlan) runtimeFilters(bs []*joinBuild) (p *AggPlan, match bool) 
 	cp.preds, cp.vpreds = slices.Clone(cp.preds), slices.Clone(cp.vpreds)
 	for s, st := range jp.stages {
 		b := bs[s]
+		if st.kind >= JoinAnti {
+			continue // a build key excludes probe rows, never admits them
+		}
 		for k, probe := range st.probeKeys {
 			if !probe || b.keys.n == 0 {
 				continue

@@ -96,10 +96,23 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 	out := &pr.lv[s+1]
 	out.reset()
 	for t, g := range in.match {
-		if g < 0 {
-			continue
+		r := int32(-1) // an anti side's row: none
+		switch st.kind {
+		case JoinInner, JoinSemi:
+			if g < 0 {
+				continue
+			}
+			r = b.first[g]
+		case JoinAnti:
+			if g >= 0 {
+				continue
+			}
+		case JoinAntiNulls:
+			if b.keys.n > 0 && (g >= 0 || in.batch[0].isNull(t)) {
+				continue
+			}
 		}
-		for r := b.first[g]; r >= 0; r = b.next[r] {
+		for ; ; r = b.next[r] {
 			out.probe = append(out.probe, in.probe[t])
 			for j := range s {
 				out.build[j] = append(out.build[j], in.build[j][t])
@@ -110,6 +123,9 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 					return err
 				}
 				out.reset()
+			}
+			if st.kind != JoinInner || b.next[r] < 0 {
+				break
 			}
 		}
 	}

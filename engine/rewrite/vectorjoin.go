@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -51,17 +52,30 @@ type joinSide struct {
 	table   *provider.Table
 	name    string // the table's name or alias, as GetFields qualify it
 	filters []sql.Expression
+	// distinct: node is a Distinct (over the plain columns of a Project):
+	// GMS's plan for EXISTS and IN, an inner join with distinct rows.
+	// Without it, node may still be such a Project.
+	distinct bool
 }
 
+// sideOf reads n as a join input; without ctx, table stays nil.
 func sideOf(ctx *sql.Context, n sql.Node) joinSide {
 	if hl, ok := n.(*plan.HashLookup); ok {
 		n = hl.Child
 	}
 	s := joinSide{node: n}
+	if d, ok := n.(*plan.Distinct); ok {
+		s.distinct, n = true, d.Child
+	}
+	if p, ok := n.(*plan.Project); ok {
+		n = p.Child
+	}
 	if f, ok := n.(*plan.Filter); ok {
 		s.filters, n = expression.SplitConjunction(f.Expression), f.Child
 	}
-	s.table = baseTable(ctx, n)
+	if ctx != nil {
+		s.table = baseTable(ctx, n)
+	}
 	if nn, ok := n.(sql.Nameable); ok {
 		s.name = nn.Name()
 	}
@@ -81,15 +95,23 @@ func (s joinSide) rows(ctx *sql.Context) int64 {
 	return n
 }
 
-// singleTable reports whether n is one table under an optional alias and
-// Filter without subqueries: the two-table joins the rule plans for (a
-// build side that is itself a join could be far larger than the probe).
+// singleTable reports whether n is one table under an optional alias,
+// Filter without subqueries, Project of plain columns and Distinct: a
+// build side that is itself a join could be far larger than the probe.
 func singleTable(n sql.Node) bool {
+	if d, ok := n.(*plan.Distinct); ok {
+		n = d.Child
+	}
+	if p, ok := n.(*plan.Project); ok {
+		for _, e := range p.Projections {
+			if _, ok := e.(*expression.GetField); !ok {
+				return false
+			}
+		}
+		n = p.Child
+	}
 	if f, ok := n.(*plan.Filter); ok {
-		if transform.InspectExpr(f.Expression, func(e sql.Expression) bool {
-			_, sub := e.(*plan.Subquery)
-			return sub
-		}) {
+		if hasSubquery(f.Expression) {
 			return false
 		}
 		n = f.Child
@@ -114,21 +136,12 @@ func innerJoin(op plan.JoinType) bool {
 // vectorJoinFor compiles gb, or reports false.
 func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 	t := &joinTree{}
-	if _, ok := gb.Child.(*plan.JoinNode); !ok {
-		f, isFilter := gb.Child.(*plan.Filter)
-		if !isFilter {
-			return nil, false
-		}
-		if _, ok := f.Child.(*plan.JoinNode); !ok {
-			return nil, false
-		}
-	}
-	if !flattenJoins(ctx, gb.Child, []int{0}, t) || len(t.leaves) < 2 {
+	if !joinBelow(gb.Child) || !flattenJoins(ctx, gb.Child, []int{0}, t) || len(t.leaves) < 2 {
 		return nil, false
 	}
 	probe, rows := -1, int64(-1)
 	for i, l := range t.leaves {
-		if l.table == nil {
+		if l.table == nil || l.kind != scan.JoinInner || l.distinct {
 			continue
 		}
 		if r := l.rows(ctx); probe < 0 || r > rows {
@@ -142,7 +155,7 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 	if !ok {
 		return nil, false
 	}
-	order, ok := buildOrder(len(t.leaves), probe, edges)
+	order, ok := t.buildOrder(probe, edges)
 	if !ok {
 		return nil, false
 	}
@@ -157,6 +170,11 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 	}
 	for s := range builds { // the columns resolved since
 		builds[s].Types = js.sides[s].types
+		builds[s].Kind = t.leaves[js.sides[s].leaf].kind
+		l := t.leaves[js.sides[s].leaf]
+		if l.distinct && builds[s].Kind == scan.JoinInner && allKeys(builds[s]) && len(js.sides[s].idx) == len(l.node.Schema()) {
+			builds[s].Kind = scan.JoinSemi // one match, as distinct rows of key columns give
+		}
 	}
 	pl := t.leaves[probe]
 	p, ok := scan.CompileJoinAggregate(pl.table.CatalogSchema(), builds, append(pl.filters, filters...), groupBy, aggs)
@@ -164,17 +182,33 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 		return nil, false
 	}
 	v := &vectorJoin{schema: gb.Schema(), table: pl.table, plan: p, out: out, orig: gb}
-	for _, sd := range js.sides {
+	for s, sd := range js.sides {
 		l := t.leaves[sd.leaf]
-		v.builds = append(v.builds, joinBuildSide{path: l.path, idx: sd.idx, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd)})
+		cols := make([]sql.Column, len(sd.idx))
+		for k, i := range sd.idx {
+			cols[k] = *l.node.Schema()[i]
+		}
+		v.builds = append(v.builds, joinBuildSide{path: l.path, cols: cols, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd, builds[s])})
 	}
 	return v, true
 }
 
+// allKeys reports whether every column of a build side is one of its
+// keys.
+func allKeys(b scan.JoinBuild) bool {
+	for c := range b.Types {
+		if !slices.Contains(b.Keys, c) {
+			return false
+		}
+	}
+	return true
+}
+
 // collectPlan reads a build side that is a lakesql table on column
-// vectors, or is nil when its filters or columns need the row path.
-func collectPlan(l joinLeaf, sd buildCols) *scan.CollectPlan {
-	if l.table == nil {
+// vectors, or is nil when its filters or columns need the row path (or
+// its Distinct does: build rows are then distinct).
+func collectPlan(l joinLeaf, sd buildCols, b scan.JoinBuild) *scan.CollectPlan {
+	if l.table == nil || l.distinct && b.Kind != scan.JoinSemi {
 		return nil
 	}
 	s := l.table.CatalogSchema()
@@ -211,8 +245,11 @@ type vectorJoin struct {
 
 // joinBuildSide is one build side of a vectorJoin.
 type joinBuildSide struct {
-	path   []int // from the replaced GroupBy to its node
-	idx    []int // the node's output column per build column
+	path []int // from the replaced GroupBy to its node
+	// cols are the node's output columns read, by build column: found by
+	// name when it runs, since pruneJoinColumns may narrow the node's
+	// rows after the rule.
+	cols   []sql.Column
 	schema *schema.Schema
 	// collect, if set, reads the side (table, a lakesql table) on column
 	// vectors with its filters instead of running its node.
@@ -237,13 +274,9 @@ func (v *vectorJoin) String() string {
 		if b.collect != nil {
 			how = "vectorised"
 		}
-		n, err := b.node(v.orig)
 		name := "?"
-		if f, ok := n.(*plan.Filter); ok && err == nil {
-			n = f.Child
-		}
-		if nn, ok := n.(sql.Nameable); ok && err == nil {
-			name = nn.Name()
+		if n, err := b.node(v.orig); err == nil {
+			name = sideOf(nil, n).name
 		}
 		sides[k] = name + " " + how
 	}
@@ -311,6 +344,24 @@ func (b joinBuildSide) node(orig sql.Node) (sql.Node, error) {
 	return n, nil
 }
 
+// columns finds the build columns in the schema of the side's node.
+func (b joinBuildSide) columns(sch sql.Schema) ([]int, bool) {
+	idx := make([]int, len(b.cols))
+	for k, c := range b.cols {
+		idx[k] = -1
+		for i, x := range sch {
+			if strings.EqualFold(x.Source, c.Source) && strings.EqualFold(x.Name, c.Name) {
+				idx[k] = i
+				break
+			}
+		}
+		if idx[k] < 0 {
+			return nil, false
+		}
+	}
+	return idx, true
+}
+
 // buildRecord runs a build side on the row path and collects its build
 // columns, or reports false when it has more than limit rows or a value
 // the build record would not hold exactly.
@@ -331,6 +382,10 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 	if err != nil {
 		return nil, false, err
 	}
+	idx, ok := b.columns(n.Schema())
+	if !ok {
+		return nil, false, nil
+	}
 	iter, err := v.exec.Build(ctx, n, row)
 	if err != nil {
 		return nil, false, fmt.Errorf("vectorised join build side: %w", err)
@@ -338,7 +393,7 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 	defer iter.Close(ctx)
 	rb := provider.NewRowBuilder(b.schema)
 	defer rb.Release()
-	vals := make(sql.Row, len(b.idx))
+	vals := make(sql.Row, len(idx))
 	for {
 		r, err := iter.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -350,7 +405,7 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 		if int64(rb.Len()) >= limit {
 			return nil, false, nil
 		}
-		for k, i := range b.idx {
+		for k, i := range idx {
 			vals[k] = r[i]
 			if !holdsExactly(b.schema.Columns[k].Type, r[i]) {
 				return nil, false, nil

@@ -7,6 +7,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/lakesql/lakesql/mysqlfix"
+	"github.com/lakesql/lakesql/scan"
 )
 
 // joinTree is a tree of inner joins seen as its inputs (leaves) and the
@@ -20,6 +23,11 @@ type joinTree struct {
 // joinLeaf is one input of a join tree.
 type joinLeaf struct {
 	joinSide
+	// kind is how the leaf joins: inner, or the right side of a semi or
+	// anti join with the conditions conds (equalities with the leaves
+	// on its left).
+	kind  scan.JoinKind
+	conds []sql.Expression
 	// path is the child indexes from the replaced GroupBy to the leaf
 	// (below any HashLookup): GMS rewrites the plan (exec indexes) after
 	// the rule, so the node that runs is found again from the root.
@@ -33,6 +41,9 @@ type joinLeaf struct {
 func flattenJoins(ctx *sql.Context, n sql.Node, path []int, t *joinTree) bool {
 	switch x := n.(type) {
 	case *plan.JoinNode:
+		if x.ScopeLen == 0 && x.Filter != nil && (x.Op.IsSemi() || x.Op.IsAnti()) {
+			return flattenPartial(ctx, x, path, t)
+		}
 		if x.ScopeLen != 0 || !(innerJoin(x.Op) && x.Filter != nil || x.Op == plan.JoinTypeCross) {
 			return false
 		}
@@ -47,8 +58,20 @@ func flattenJoins(ctx *sql.Context, n sql.Node, path []int, t *joinTree) bool {
 		return true
 	case *plan.HashLookup:
 		return flattenJoins(ctx, x.Child, appendPath(path, 0), t)
+	case *plan.Project:
+		// Plain columns of a join (GMS narrows the rows of EXISTS and IN
+		// joins so): conditions above read columns by name.
+		if !joinBelow(x.Child) {
+			break
+		}
+		for _, e := range x.Projections {
+			if _, ok := e.(*expression.GetField); !ok {
+				return false
+			}
+		}
+		return flattenJoins(ctx, x.Child, appendPath(path, 0), t)
 	case *plan.Filter:
-		if _, ok := x.Child.(*plan.JoinNode); ok {
+		if joinBelow(x.Child) {
 			if hasSubquery(x.Expression) {
 				return false
 			}
@@ -56,6 +79,43 @@ func flattenJoins(ctx *sql.Context, n sql.Node, path []int, t *joinTree) bool {
 			return flattenJoins(ctx, x.Child, appendPath(path, 0), t)
 		}
 	}
+	return t.addLeaf(ctx, n, path, scan.JoinInner, nil)
+}
+
+// flattenPartial collects a semi or anti join: its left side is part of
+// the tree, its right side a leaf joined by kind. NOT EXISTS is an anti
+// join whose equalities mysqlfix guards with IS TRUE (never NULL); NOT
+// IN's one bare equality is NULL-aware. Other anti joins keep GMS's plan.
+func flattenPartial(ctx *sql.Context, j *plan.JoinNode, path []int, t *joinTree) bool {
+	conds := expression.SplitConjunction(j.Filter)
+	kind := scan.JoinSemi
+	if j.Op.IsAnti() {
+		kind = scan.JoinAnti
+		for _, c := range conds {
+			if !mysqlfix.IsTrueGuard(c) {
+				kind = scan.JoinAntiNulls
+			}
+		}
+		if kind == scan.JoinAntiNulls && len(conds) != 1 {
+			return false
+		}
+	}
+	for k, c := range conds {
+		if mysqlfix.IsTrueGuard(c) {
+			conds[k] = c.(*expression.IsTrue).Child
+		}
+	}
+	right := j.Right()
+	rpath := appendPath(path, 1)
+	if hl, ok := right.(*plan.HashLookup); ok {
+		right, rpath = hl.Child, appendPath(rpath, 0)
+	}
+	return flattenJoins(ctx, j.Left(), appendPath(path, 0), t) && t.addLeaf(ctx, right, rpath, kind, conds)
+}
+
+// addLeaf adds n as a leaf, or reports false when it is not a single
+// table or its name is another leaf's.
+func (t *joinTree) addLeaf(ctx *sql.Context, n sql.Node, path []int, kind scan.JoinKind, conds []sql.Expression) bool {
 	if !singleTable(n) {
 		return false
 	}
@@ -68,8 +128,21 @@ func flattenJoins(ctx *sql.Context, n sql.Node, path []int, t *joinTree) bool {
 			return false // one name for two inputs: columns are ambiguous
 		}
 	}
-	t.leaves = append(t.leaves, joinLeaf{joinSide: s, path: path})
+	t.leaves = append(t.leaves, joinLeaf{joinSide: s, path: path, kind: kind, conds: conds})
 	return true
+}
+
+// joinBelow reports whether n is a join, under any Filters and Projects.
+func joinBelow(n sql.Node) bool {
+	switch x := n.(type) {
+	case *plan.JoinNode:
+		return true
+	case *plan.Filter:
+		return joinBelow(x.Child)
+	case *plan.Project:
+		return joinBelow(x.Child)
+	}
+	return false
 }
 
 func appendPath(path []int, i int) []int {
@@ -116,6 +189,8 @@ type joinEdge struct {
 // classify splits the conditions into filters on leaf probe and
 // equalities between leaves, or reports false when one is neither (a
 // condition on another single leaf, a residual over several, constants).
+// A semi or anti leaf's conditions must all be equalities between it
+// and inner leaves.
 func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEdge, ok bool) {
 	for _, e := range t.conds {
 		set, ok := t.leavesOf(e)
@@ -126,31 +201,63 @@ func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEd
 			filters = append(filters, e)
 			continue
 		}
-		eq, isEq := e.(*expression.Equals)
-		if !isEq {
+		edge, ok := t.edge(e)
+		if !ok || t.leaves[edge.a].kind != scan.JoinInner || t.leaves[edge.b].kind != scan.JoinInner {
 			return nil, nil, false
 		}
-		l, lok := eq.Left().(*expression.GetField)
-		r, rok := eq.Right().(*expression.GetField)
-		if !lok || !rok || t.leafOf(l) == t.leafOf(r) {
-			return nil, nil, false
+		edges = append(edges, edge)
+	}
+	for i, l := range t.leaves {
+		for _, e := range l.conds {
+			edge, ok := t.edge(e)
+			if !ok || (edge.a == i) == (edge.b == i) {
+				return nil, nil, false
+			}
+			other := edge.a + edge.b - i
+			if t.leaves[other].kind != scan.JoinInner {
+				return nil, nil, false
+			}
+			edges = append(edges, edge)
 		}
-		edges = append(edges, joinEdge{a: t.leafOf(l), b: t.leafOf(r), ea: l, eb: r})
 	}
 	return filters, edges, true
 }
 
-// buildOrder orders the leaves other than probe so that each has an
-// equality with the probe or an earlier one, preferring leaves joined to
-// the probe itself (their keys prune the probe scan), or reports false
-// when a leaf is joined to none (a cross product).
-func buildOrder(n, probe int, edges []joinEdge) ([]int, bool) {
+// edge reads an equality of columns of two leaves.
+func (t *joinTree) edge(e sql.Expression) (joinEdge, bool) {
+	eq, isEq := e.(*expression.Equals)
+	if !isEq {
+		return joinEdge{}, false
+	}
+	l, lok := eq.Left().(*expression.GetField)
+	r, rok := eq.Right().(*expression.GetField)
+	if !lok || !rok || t.leafOf(l) < 0 || t.leafOf(r) < 0 || t.leafOf(l) == t.leafOf(r) {
+		return joinEdge{}, false
+	}
+	return joinEdge{a: t.leafOf(l), b: t.leafOf(r), ea: l, eb: r}, true
+}
+
+// buildOrder orders the leaves other than probe: the inner ones so that
+// each has an equality with the probe or an earlier one, preferring
+// leaves joined to the probe itself (their keys prune the probe scan),
+// then the semi and anti ones (filters on the inner join's rows); it
+// reports false when an inner leaf is joined to none (a cross product).
+func (t *joinTree) buildOrder(probe int, edges []joinEdge) ([]int, bool) {
 	joined := map[int]bool{probe: true}
-	var order []int
-	for len(order) < n-1 {
+	var order, partial []int
+	inner := 0
+	for i, l := range t.leaves {
+		switch {
+		case l.kind != scan.JoinInner:
+			partial = append(partial, i)
+		case i != probe:
+			inner++
+		}
+	}
+	for len(order) < inner {
 		next := -1
-		for i := range n {
-			if joined[i] {
+		for i, l := range t.leaves {
+			if joined[i] || l.kind != scan.JoinInner {
 				continue
 			}
 			direct, any := false, false
@@ -178,5 +285,5 @@ func buildOrder(n, probe int, edges []joinEdge) ([]int, bool) {
 		joined[next] = true
 		order = append(order, next)
 	}
-	return order, true
+	return append(order, partial...), true
 }
