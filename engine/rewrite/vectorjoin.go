@@ -383,7 +383,7 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 		return nil, false, err
 	}
 	idx, ok := b.columns(n.Schema())
-	if !ok {
+	if !ok || !singleTable(n) { // the plan changed shape after the rule
 		return nil, false, nil
 	}
 	iter, err := v.exec.Build(ctx, n, row)
