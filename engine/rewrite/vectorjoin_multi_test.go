@@ -27,6 +27,7 @@ func multiJoinTables(t *testing.T) *engine.Conn {
 		"CREATE TABLE c (ck INT, cname VARCHAR(10), cw DECIMAL(8,1))",
 		"CREATE TABLE b (bs VARCHAR(8), bd DATE, bv DECIMAL(12,2), bts DATETIME, bu BIGINT UNSIGNED, bti SMALLINT, tag VARCHAR(5), bn INT)",
 		"CREATE TABLE e (ek INT, ename VARCHAR(5))",
+		"CREATE TABLE m (ms VARCHAR(8), md DATE, mv DECIMAL(12,2), mts DATETIME, mtag VARCHAR(5))",
 	} {
 		if err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -95,6 +96,19 @@ func multiJoinTables(t *testing.T) *engine.Conn {
 		))
 	}
 	exec("b", rows)
+	// m: more distinct keys of each type than an IN filter lists, so the
+	// probe is filtered by their range.
+	rows = nil
+	for r := range 40 {
+		rows = append(rows, fmt.Sprintf("(%s, %s, %s, %s, %s)",
+			maybe([]string{strs[r%len(strs)], fmt.Sprintf("'b%02d'", r)}[r%2]),
+			maybe(fmt.Sprintf("DATE '1999-12-31' + INTERVAL %d DAY", r%30)),
+			maybe(fmt.Sprintf("%d.%02d", r%7-2, []int{0, 5, 25, 50, 99}[r%5])),
+			maybe(fmt.Sprintf("TIMESTAMP '2000-01-01 10:00:00' + INTERVAL %d SECOND", r%20-10)),
+			maybe(fmt.Sprintf("'m%d'", r%3)),
+		))
+	}
+	exec("m", rows)
 	return conn
 }
 
@@ -116,6 +130,10 @@ func TestVectorJoin_MultiWayMatchesRowPath(t *testing.T) {
 		{"b.tag, COUNT(*), SUM(p.x)", "p JOIN b ON p.u = b.bu JOIN a ON a.ak = p.k", "", "GROUP BY b.tag", ""},
 		{"b.tag, COUNT(*), SUM(p.v)", "p JOIN b ON p.ti = b.bti JOIN a ON a.ak = p.k", "", "GROUP BY b.tag", ""},
 		{"b.tag, COUNT(*), SUM(p.v)", "p JOIN b ON p.k2 = b.bn JOIN a ON a.ak = p.k AND a.an = b.bn", "", "GROUP BY b.tag", ""},
+		{"m.mtag, COUNT(*), SUM(p.v)", "p JOIN m ON p.s = m.ms JOIN a ON a.ak = p.k", "", "GROUP BY m.mtag", ""},
+		{"m.mtag, COUNT(*), SUM(p.v)", "p JOIN m ON p.dt = m.md JOIN a ON a.ak = p.k", "", "GROUP BY m.mtag", ""},
+		{"m.mtag, COUNT(*), SUM(p.x)", "p JOIN m ON p.v = m.mv JOIN a ON a.ak = p.k", "", "GROUP BY m.mtag", ""},
+		{"m.mtag, COUNT(*), SUM(p.v)", "p JOIN m ON p.ts = m.mts JOIN a ON a.ak = p.k", "", "GROUP BY m.mtag", ""},
 		// Four tables; b's keys are a probe field and a column of c.
 		{"p.s, c.cname, " + all + ", SUM(b.bv)", pa + " JOIN c ON c.ck = a.an JOIN b ON b.bs = p.s AND b.bn = c.ck", "", "GROUP BY p.s, c.cname", ""},
 		{"c.cname, b.tag, COUNT(*), SUM(p.v), AVG(c.cw)", "p, a, c, b", "p.k = a.ak AND a.an = c.ck AND b.bd = p.dt", "GROUP BY c.cname, b.tag", ""},
