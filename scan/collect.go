@@ -30,12 +30,13 @@ type CollectPlan struct {
 }
 
 // CompileCollect builds the plan for filters (conjuncts of column op
-// literal, BETWEEN, IN, IS [NOT] NULL, as CompileAggregate takes them)
+// literal, BETWEEN, IN, IS [NOT] NULL, as CompileAggregate takes them,
+// and comparisons of two columns)
 // and the output fields, or reports false when a filter is outside what
 // the kernels decide exactly.
 func CompileCollect(s *schema.Schema, filters []sql.Expression, fields []int) (*CollectPlan, bool) {
 	p := &AggPlan{schema: s}
-	if !p.addFilters(filters) {
+	if !p.addFiltersWith(filters, true) {
 		return nil, false
 	}
 	cp := &CollectPlan{agg: p}
@@ -126,7 +127,7 @@ func (cp *CollectPlan) collectUnit(ctx context.Context, src source, path string,
 			return out, st, nil
 		}
 		if err == nil {
-			sel = selectRows(batch, p.vpreds, sel)
+			sel = selectColumns(batch, p.cpreds, selectRows(batch, p.vpreds, sel))
 			var taken arrow.Record
 			if rows.Add(int64(len(sel))) > limit {
 				err = errOverLimit

@@ -99,7 +99,8 @@ const maxPairs = 1 << 13
 
 // CompileJoinAggregate builds the plan, or reports false when a part is
 // outside what the vectorised path computes exactly as GMS's row path
-// would. filters apply to the probe table.
+// would. filters apply to the probe table: conjuncts as CompileAggregate
+// takes them, and comparisons of two columns.
 func CompileJoinAggregate(probe *schema.Schema, builds []JoinBuild, filters []sql.Expression, groupBy []JoinCol, aggs []JoinAggSpec) (*JoinAggPlan, bool) {
 	if len(builds) == 0 {
 		return nil, false
@@ -110,7 +111,7 @@ func CompileJoinAggregate(probe *schema.Schema, builds []JoinBuild, filters []sq
 	}
 	p := &AggPlan{schema: probe, aggs: specs}
 	jp := &JoinAggPlan{agg: p, groupSide: -1}
-	if !p.addFilters(filters) || !jp.addProbeFields(builds, groupBy, aggs) {
+	if !p.addFiltersWith(filters, true) || !jp.addProbeFields(builds, groupBy, aggs) {
 		return nil, false
 	}
 	jp.nProbe = len(p.fields)
@@ -468,7 +469,7 @@ func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f ma
 		if err != nil {
 			return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
 		}
-		sel = selectRows(rec, p.vpreds, sel)
+		sel = selectColumns(rec, p.cpreds, selectRows(rec, p.vpreds, sel))
 		pr.lv[0].probe = sel
 		err = pr.probe(rec, 0)
 		rec.Release()

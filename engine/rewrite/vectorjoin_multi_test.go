@@ -27,7 +27,7 @@ func multiJoinTables(t *testing.T) *engine.Conn {
 		"CREATE TABLE c (ck INT, cname VARCHAR(10), cw DECIMAL(8,1))",
 		"CREATE TABLE b (bs VARCHAR(8), bd DATE, bv DECIMAL(12,2), bts DATETIME, bu BIGINT UNSIGNED, bti SMALLINT, tag VARCHAR(5), bn INT)",
 		"CREATE TABLE e (ek INT, ename VARCHAR(5))",
-		"CREATE TABLE m (ms VARCHAR(8), md DATE, mv DECIMAL(12,2), mts DATETIME, mtag VARCHAR(5))",
+		"CREATE TABLE m (ms VARCHAR(8), md DATE, mv DECIMAL(12,2), mts DATETIME, mtag VARCHAR(5), md2 DATE, mv2 DECIMAL(12,2), mts2 DATETIME)",
 	} {
 		if err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -100,12 +100,15 @@ func multiJoinTables(t *testing.T) *engine.Conn {
 	// probe is filtered by their range.
 	rows = nil
 	for r := range 40 {
-		rows = append(rows, fmt.Sprintf("(%s, %s, %s, %s, %s)",
+		rows = append(rows, fmt.Sprintf("(%s, %s, %s, %s, %s, %s, %s, %s)",
 			maybe([]string{strs[r%len(strs)], fmt.Sprintf("'b%02d'", r)}[r%2]),
 			maybe(fmt.Sprintf("DATE '1999-12-31' + INTERVAL %d DAY", r%30)),
 			maybe(fmt.Sprintf("%d.%02d", r%7-2, []int{0, 5, 25, 50, 99}[r%5])),
 			maybe(fmt.Sprintf("TIMESTAMP '2000-01-01 10:00:00' + INTERVAL %d SECOND", r%20-10)),
 			maybe(fmt.Sprintf("'m%d'", r%3)),
+			maybe(fmt.Sprintf("DATE '2000-01-10' + INTERVAL %d DAY", r%17)),
+			maybe(fmt.Sprintf("%d.%02d", r%5-2, []int{0, 5, 25}[r%3])),
+			maybe(fmt.Sprintf("TIMESTAMP '2000-01-01 10:00:00' + INTERVAL %d SECOND", r%7-3)),
 		))
 	}
 	exec("m", rows)
@@ -134,6 +137,11 @@ func TestVectorJoin_MultiWayMatchesRowPath(t *testing.T) {
 		{"m.mtag, COUNT(*), SUM(p.v)", "p JOIN m ON p.dt = m.md JOIN a ON a.ak = p.k", "", "GROUP BY m.mtag", ""},
 		{"m.mtag, COUNT(*), SUM(p.x)", "p JOIN m ON p.v = m.mv JOIN a ON a.ak = p.k", "", "GROUP BY m.mtag", ""},
 		{"m.mtag, COUNT(*), SUM(p.v)", "p JOIN m ON p.ts = m.mts JOIN a ON a.ak = p.k", "", "GROUP BY m.mtag", ""},
+		// Comparisons of two columns, on the probe and on build sides.
+		{"c.cname, " + all, pa + " JOIN c ON c.ck = a.an", "p.k <= p.i AND a.ak > a.an", "GROUP BY c.cname", "a vectorised, c vectorised"},
+		{"b.tag, COUNT(*), SUM(p.v)", pa + " JOIN b ON b.bs = p.s", "b.bs <= b.tag AND p.ti < p.k2", "GROUP BY b.tag", "a vectorised, b vectorised"},
+		{"m.mtag, COUNT(*), SUM(p.v)", "p JOIN m ON p.s = m.ms JOIN a ON a.ak = p.k", "m.md < m.md2 AND m.mv >= m.mv2 AND m.mts = m.mts2", "GROUP BY m.mtag", "m vectorised, a vectorised"},
+		{"m.mtag, COUNT(*), SUM(p.v)", "p JOIN m ON p.s = m.ms JOIN a ON a.ak = p.k", "m.md >= m.md2 OR m.mv >= m.mv2", "GROUP BY m.mtag", "m row path, a vectorised"},
 		// Four tables; b's keys are a probe field and a column of c.
 		{"p.s, c.cname, " + all + ", SUM(b.bv)", pa + " JOIN c ON c.ck = a.an JOIN b ON b.bs = p.s AND b.bn = c.ck", "", "GROUP BY p.s, c.cname", ""},
 		{"c.cname, b.tag, COUNT(*), SUM(p.v), AVG(c.cw)", "p, a, c, b", "p.k = a.ak AND a.an = c.ck AND b.bd = p.dt", "GROUP BY c.cname, b.tag", ""},
@@ -189,6 +197,8 @@ func TestVectorJoin_SemiAntiMatchesRowPath(t *testing.T) {
 		{"COUNT(*), SUM(p.v)", "p", "NOT EXISTS (SELECT 1 FROM e WHERE e.ek = p.k)", ""},
 		{"COUNT(*), SUM(p.v)", "p", "EXISTS (SELECT 1 FROM e WHERE e.ek = p.k)", ""},
 		{"p.s, COUNT(*)", "p", "EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.aname LIKE '%e%')", "GROUP BY p.s"},
+		{"p.s, COUNT(*), SUM(p.v)", "p", "EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.an < a.ak)", "GROUP BY p.s"},
+		{"p.s, COUNT(*), SUM(p.v)", "p", "NOT EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.an < a.ak)", "GROUP BY p.s"},
 		{"c.cname, COUNT(*), SUM(p.v), SUM(a.aw)", pac, "EXISTS (SELECT 1 FROM b WHERE b.bs = p.s)", "GROUP BY c.cname"},
 		{"c.cname, COUNT(*), SUM(p.v), SUM(a.aw)", pac, "NOT EXISTS (SELECT 1 FROM b WHERE b.bn = a.an)", "GROUP BY c.cname"},
 		{"c.cname, COUNT(*), SUM(p.v)", pac, "p.s IN (SELECT bs FROM b WHERE b.tag = 't1') AND NOT EXISTS (SELECT 1 FROM e WHERE e.ek = c.ck)", "GROUP BY c.cname"},
