@@ -43,6 +43,15 @@ func (p *AggPlan) columnComparison(e sql.Expression) (colPred, bool) {
 }
 
 func comparableColumns(a, b schema.Column) bool {
+	if a.Type.Kind == schema.String && (!binaryCollation(a) || !binaryCollation(b)) {
+		return false
+	}
+	return comparableTypes(a.Type, b.Type)
+}
+
+// comparableTypes reports whether GMS compares values of types a and b as
+// scan stores them (strings: when both compare byte-wise).
+func comparableTypes(a, b schema.Type) bool {
 	integer := func(t schema.Type) bool {
 		switch t.Kind {
 		case schema.Int8, schema.Int16, schema.Int32, schema.Int64, schema.Uint8, schema.Uint16, schema.Uint32:
@@ -51,14 +60,12 @@ func comparableColumns(a, b schema.Column) bool {
 		return false
 	}
 	switch {
-	case integer(a.Type):
-		return integer(b.Type)
-	case a.Type.Kind == schema.Decimal:
-		return b.Type.Kind == schema.Decimal && a.Type.Scale == b.Type.Scale
-	case a.Type.Kind == schema.String:
-		return b.Type.Kind == schema.String && binaryCollation(a) && binaryCollation(b)
-	case a.Type.Kind == schema.Date, a.Type.Kind == schema.Timestamp:
-		return a.Type.Kind == b.Type.Kind
+	case integer(a):
+		return integer(b)
+	case a.Kind == schema.Decimal:
+		return b.Kind == schema.Decimal && a.Scale == b.Scale
+	case a.Kind == schema.String, a.Kind == schema.Date, a.Kind == schema.Timestamp:
+		return a.Kind == b.Kind
 	}
 	return false
 }
@@ -70,7 +77,7 @@ func selectColumns(rec arrow.Record, preds []colPred, sel []int32) []int32 {
 		cmpAt, ok := comparer(rec.Column(cp.l), rec.Column(cp.r))
 		out := sel[:0]
 		for _, i := range sel {
-			if c, ok2 := cmpAt(int(i)); ok && ok2 && match(cp.op, c) {
+			if c, ok2 := cmpAt(int(i), int(i)); ok && ok2 && match(cp.op, c) {
 				out = append(out, i)
 			}
 		}
@@ -79,47 +86,47 @@ func selectColumns(rec arrow.Record, preds []colPred, sel []int32) []int32 {
 	return sel
 }
 
-// comparer compares row i of a with row i of b (false: a NULL).
-func comparer(a, b arrow.Array) (func(i int) (int, bool), bool) {
-	null := func(i int) bool { return a.IsNull(i) || b.IsNull(i) }
+// comparer compares row i of a with row j of b (false: a NULL).
+func comparer(a, b arrow.Array) (func(i, j int) (int, bool), bool) {
+	null := func(i, j int) bool { return a.IsNull(i) || b.IsNull(j) }
 	if x, ok := a.(*array.Timestamp); ok { // at the files' precision, as the row path reads them
 		y, ok := b.(*array.Timestamp)
 		if !ok {
 			return nil, false
 		}
 		xu, yu := x.DataType().(*arrow.TimestampType).Unit, y.DataType().(*arrow.TimestampType).Unit
-		return func(i int) (int, bool) {
-			if null(i) {
+		return func(i, j int) (int, bool) {
+			if null(i, j) {
 				return 0, false
 			}
-			return timestampValue(int64(x.Value(i)), xu).Compare(timestampValue(int64(y.Value(i)), yu)), true
+			return timestampValue(int64(x.Value(i)), xu).Compare(timestampValue(int64(y.Value(j)), yu)), true
 		}, true
 	}
 	if ai, ok := intValues(a); ok {
 		bi, ok := intValues(b)
-		return func(i int) (int, bool) {
-			if null(i) {
+		return func(i, j int) (int, bool) {
+			if null(i, j) {
 				return 0, false
 			}
-			return cmp.Compare(ai(i), bi(i)), true
+			return cmp.Compare(ai(i), bi(j)), true
 		}, ok
 	}
 	switch x := a.(type) {
 	case *array.Decimal128:
 		y, ok := b.(*array.Decimal128)
-		return func(i int) (int, bool) {
-			if null(i) {
+		return func(i, j int) (int, bool) {
+			if null(i, j) {
 				return 0, false
 			}
-			return x.Value(i).Cmp(y.Value(i)), true
+			return x.Value(i).Cmp(y.Value(j)), true
 		}, ok
 	case *array.String:
 		y, ok := b.(*array.String)
-		return func(i int) (int, bool) {
-			if null(i) {
+		return func(i, j int) (int, bool) {
+			if null(i, j) {
 				return 0, false
 			}
-			return strings.Compare(x.Value(i), y.Value(i)), true
+			return strings.Compare(x.Value(i), y.Value(j)), true
 		}, ok
 	}
 	return nil, false

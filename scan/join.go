@@ -32,6 +32,19 @@ type JoinBuild struct {
 	Keys  []int
 	On    []JoinCol
 	Kind  JoinKind
+	// Residuals are further conditions a build row must meet to match
+	// (not with JoinAntiNulls).
+	Residuals []JoinResidual
+}
+
+// JoinResidual is a comparison of a build side's column with a probe
+// field or a column of an earlier side: Build Op Other, negated by Not
+// (<> is Not with OpEq). NULL never meets it.
+type JoinResidual struct {
+	Build int
+	Other JoinCol
+	Op    Op
+	Not   bool
 }
 
 // JoinKind is how a build side joins: how many tuples a tuple becomes.
@@ -90,6 +103,15 @@ type joinStage struct {
 	// range prunes the probe scan (runtime filters).
 	probeKeys []bool
 	kind      JoinKind
+	residuals []residual
+}
+
+// residual is a compiled JoinResidual: the build column, the record
+// column it is compared with.
+type residual struct {
+	build, other int
+	op           Op
+	not          bool
 }
 
 // maxPairs bounds the join tuples (probe row, build rows) handed to the
@@ -126,8 +148,8 @@ func CompileJoinAggregate(probe *schema.Schema, builds []JoinBuild, filters []sq
 		}
 		jp.stages = append(jp.stages, st)
 	}
-	if !jp.addGroupBy(groupBy) || !jp.addAggs(aggs) {
-		return nil, false
+	if !jp.addGroupBy(groupBy) || !jp.addAggs(aggs) || len(p.fields) != jp.nProbe {
+		return nil, false // a probe field read after the build columns' places were set
 	}
 	p.seed = maphash.MakeSeed()
 	return jp, true
@@ -151,6 +173,11 @@ func (jp *JoinAggPlan) addProbeFields(builds []JoinBuild, groupBy []JoinCol, agg
 		}
 		for _, c := range b.On {
 			if !probeField(c) {
+				return false
+			}
+		}
+		for _, r := range b.Residuals {
+			if !probeField(r.Other) {
 				return false
 			}
 		}
@@ -217,7 +244,29 @@ func (jp *JoinAggPlan) stage(s int, b JoinBuild) (joinStage, bool) {
 		st.keyTypes = append(st.keyTypes, t)
 		st.probeKeys = append(st.probeKeys, !c.Build)
 	}
+	if len(b.Residuals) > 0 && b.Kind == JoinAntiNulls {
+		return st, false
+	}
+	for _, r := range b.Residuals {
+		col, t, ok := jp.ref(r.Other, s) // a probe field: added by addProbeFields
+		if !ok || r.Build < 0 || r.Build >= len(b.Types) || !comparableTypes(b.Types[r.Build], t) {
+			return st, false
+		}
+		if _, ok := compileOp(r.Op); !ok {
+			return st, false
+		}
+		st.residuals = append(st.residuals, residual{build: r.Build, other: col, op: r.Op, not: r.Not})
+	}
 	return st, true
+}
+
+// compileOp accepts the comparisons a residual makes.
+func compileOp(op Op) (Op, bool) {
+	switch op {
+	case OpEq, OpLt, OpLe, OpGt, OpGe:
+		return op, true
+	}
+	return op, false
 }
 
 func (jp *JoinAggPlan) addGroupBy(groupBy []JoinCol) bool {

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -95,6 +97,18 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 	in.match = b.keys.find(in.batch, in.h, in.match[:0])
 	out := &pr.lv[s+1]
 	out.reset()
+	meets, err := pr.residuals(rec, in, s)
+	if err != nil {
+		return err
+	}
+	// from is the first row from r on in its key's chain that meets the
+	// residuals, -1: none.
+	from := func(t int, r int32) int32 {
+		for meets != nil && r >= 0 && !meets(t, r) {
+			r = b.next[r]
+		}
+		return r
+	}
 	for t, g := range in.match {
 		r := int32(-1) // an anti side's row: none
 		switch st.kind {
@@ -102,9 +116,11 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 			if g < 0 {
 				continue
 			}
-			r = b.first[g]
+			if r = from(t, b.first[g]); r < 0 {
+				continue
+			}
 		case JoinAnti:
-			if g >= 0 {
+			if g >= 0 && from(t, b.first[g]) >= 0 {
 				continue
 			}
 		case JoinAntiNulls:
@@ -112,7 +128,7 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 				continue
 			}
 		}
-		for ; ; r = b.next[r] {
+		for ; ; r = from(t, b.next[r]) {
 			out.probe = append(out.probe, in.probe[t])
 			for j := range s {
 				out.build[j] = append(out.build[j], in.build[j][t])
@@ -124,14 +140,47 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 				}
 				out.reset()
 			}
-			if st.kind != JoinInner || b.next[r] < 0 {
+			if st.kind != JoinInner || from(t, b.next[r]) < 0 {
 				break
 			}
 		}
 	}
-	err := pr.probe(rec, s+1)
+	err = pr.probe(rec, s+1)
 	out.reset()
 	return err
+}
+
+// residuals is whether tuple t of in and row r of build side s meet the
+// side's residual conditions (nil: it has none).
+func (pr *prober) residuals(rec arrow.Record, in *tuples, s int) (func(t int, r int32) bool, error) {
+	rs := pr.jp.stages[s].residuals
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	type check struct {
+		cmp func(i, j int) (int, bool)
+		sel []int32
+		op  Op
+		not bool
+	}
+	checks := make([]check, len(rs))
+	for k, r := range rs {
+		other, sel := pr.column(rec, in, r.other)
+		cmp, ok := comparer(pr.bs[s].cols[r.build], other)
+		if !ok { // storage the compiled types did not promise: the row path decides
+			return nil, fmt.Errorf("%w: join condition over %s and %s", ErrOverflow, pr.bs[s].cols[r.build].DataType(), other.DataType())
+		}
+		checks[k] = check{cmp: cmp, sel: sel, op: r.op, not: r.not}
+	}
+	return func(t int, r int32) bool {
+		for _, c := range checks {
+			v, ok := c.cmp(int(r), int(c.sel[t]))
+			if !ok || match(c.op, v) == c.not {
+				return false
+			}
+		}
+		return true
+	}, nil
 }
 
 // flush aggregates the tuples t.

@@ -199,6 +199,12 @@ func TestVectorJoin_SemiAntiMatchesRowPath(t *testing.T) {
 		{"p.s, COUNT(*)", "p", "EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.aname LIKE '%e%')", "GROUP BY p.s"},
 		{"p.s, COUNT(*), SUM(p.v)", "p", "EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.an < a.ak)", "GROUP BY p.s"},
 		{"p.s, COUNT(*), SUM(p.v)", "p", "NOT EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.an < a.ak)", "GROUP BY p.s"},
+		// Conditions beside the key equalities (Q21's l2.l_suppkey <> l1.l_suppkey).
+		{"p.s, COUNT(*), SUM(p.v)", "p", "EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.an <> p.k2)", "GROUP BY p.s"},
+		{"p.s, COUNT(*), SUM(p.v)", "p", "NOT EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND a.an <> p.k2)", "GROUP BY p.s"},
+		{"p.s, COUNT(*), SUM(p.v)", "p", "NOT EXISTS (SELECT 1 FROM a WHERE a.ak = p.k AND p.i > a.an AND a.aname >= p.s)", "GROUP BY p.s"},
+		{"c.cname, COUNT(*), SUM(p.v)", pac, "EXISTS (SELECT 1 FROM b WHERE b.bs = p.s AND b.bn <> a.an)", "GROUP BY c.cname"},
+		{"p.s, COUNT(*), SUM(p.v)", "p", "EXISTS (SELECT 1 FROM p AS p2 WHERE p2.k = p.k AND p2.k2 <> p.k2) AND NOT EXISTS (SELECT 1 FROM p AS p3 WHERE p3.k = p.k AND p3.k2 <> p.k2 AND p3.dt > p.dt)", "GROUP BY p.s"},
 		{"c.cname, COUNT(*), SUM(p.v), SUM(a.aw)", pac, "EXISTS (SELECT 1 FROM b WHERE b.bs = p.s)", "GROUP BY c.cname"},
 		{"c.cname, COUNT(*), SUM(p.v), SUM(a.aw)", pac, "NOT EXISTS (SELECT 1 FROM b WHERE b.bn = a.an)", "GROUP BY c.cname"},
 		{"c.cname, COUNT(*), SUM(p.v)", pac, "p.s IN (SELECT bs FROM b WHERE b.tag = 't1') AND NOT EXISTS (SELECT 1 FROM e WHERE e.ek = c.ck)", "GROUP BY c.cname"},

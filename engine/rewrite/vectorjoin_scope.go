@@ -105,6 +105,16 @@ func (js *joinScope) builds(edges []joinEdge) ([]scan.JoinBuild, bool) {
 		out[key.Side].Keys = append(out[key.Side].Keys, key.ID)
 		out[key.Side].On = append(out[key.Side].On, on)
 	}
+	for s, sd := range js.sides {
+		for _, r := range js.tree.leaves[sd.leaf].residuals {
+			mine, ok := js.col(r.mine)
+			other, ok2 := js.col(r.other)
+			if !ok || !ok2 || !mine.Build || mine.Side != s {
+				return nil, false
+			}
+			out[s].Residuals = append(out[s].Residuals, scan.JoinResidual{Build: mine.ID, Other: other, Op: r.op, Not: r.not})
+		}
+	}
 	return out, true
 }
 

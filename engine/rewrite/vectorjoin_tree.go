@@ -26,8 +26,9 @@ type joinLeaf struct {
 	// kind is how the leaf joins: inner, or the right side of a semi or
 	// anti join with the conditions conds (equalities with the leaves
 	// on its left).
-	kind  scan.JoinKind
-	conds []sql.Expression
+	kind      scan.JoinKind
+	conds     []sql.Expression
+	residuals []joinResidual // of conds, those not key equalities
 	// path is the child indexes from the replaced GroupBy to the leaf
 	// (below any HashLookup): GMS rewrites the plan (exec indexes) after
 	// the rule, so the node that runs is found again from the root.
@@ -207,10 +208,19 @@ func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEd
 		}
 		edges = append(edges, edge)
 	}
-	for i, l := range t.leaves {
+	for i := range t.leaves {
+		l := &t.leaves[i]
 		for _, e := range l.conds {
 			edge, ok := t.edge(e)
-			if !ok || (edge.a == i) == (edge.b == i) {
+			if !ok {
+				r, ok := t.residual(i, e)
+				if !ok || l.kind == scan.JoinAntiNulls {
+					return nil, nil, false
+				}
+				l.residuals = append(l.residuals, r)
+				continue
+			}
+			if (edge.a == i) == (edge.b == i) {
 				return nil, nil, false
 			}
 			other := edge.a + edge.b - i
@@ -221,6 +231,57 @@ func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEd
 		}
 	}
 	return filters, edges, true
+}
+
+// joinResidual is a comparison of a semi or anti leaf's column with a
+// column of an inner leaf, beside the key equalities (Q21's
+// l2.l_suppkey <> l1.l_suppkey).
+type joinResidual struct {
+	mine, other *expression.GetField
+	op          scan.Op
+	not         bool
+}
+
+// residual reads e as a comparison of a column of leaf with a column of
+// an inner leaf: =, <, <=, >, >= or NOT(=).
+func (t *joinTree) residual(leaf int, e sql.Expression) (joinResidual, bool) {
+	var r joinResidual
+	if n, ok := e.(*expression.Not); ok {
+		if _, eq := n.Child.(*expression.Equals); !eq {
+			return r, false
+		}
+		e, r.not = n.Child, true
+	}
+	c, ok := e.(expression.Comparer)
+	if !ok {
+		return r, false
+	}
+	var flipped scan.Op
+	switch c.(type) {
+	case *expression.Equals:
+		r.op, flipped = scan.OpEq, scan.OpEq
+	case *expression.LessThan:
+		r.op, flipped = scan.OpLt, scan.OpGt
+	case *expression.LessThanOrEqual:
+		r.op, flipped = scan.OpLe, scan.OpGe
+	case *expression.GreaterThan:
+		r.op, flipped = scan.OpGt, scan.OpLt
+	case *expression.GreaterThanOrEqual:
+		r.op, flipped = scan.OpGe, scan.OpLe
+	default:
+		return r, false
+	}
+	l, lok := c.Left().(*expression.GetField)
+	rt, rok := c.Right().(*expression.GetField)
+	if !lok || !rok {
+		return r, false
+	}
+	r.mine, r.other = l, rt
+	if t.leafOf(rt) == leaf {
+		r.mine, r.other, r.op = rt, l, flipped
+	}
+	o := t.leafOf(r.other)
+	return r, t.leafOf(r.mine) == leaf && o >= 0 && o != leaf && t.leaves[o].kind == scan.JoinInner
 }
 
 // edge reads an equality of columns of two leaves.
