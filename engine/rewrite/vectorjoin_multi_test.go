@@ -171,8 +171,11 @@ func TestVectorJoin_MultiWayMatchesRowPath(t *testing.T) {
 		fast := "SELECT " + c.sel + " FROM " + c.from + where + " " + c.tail
 		slow := "SELECT " + c.sel + " FROM " + c.from + slowWhere + " " + c.tail
 		want := enginetest.SameAsRowPath(t, conn, "VectorJoinAggregate", fast, slow, strings.Contains(c.tail, "ORDER BY"))
-		if plan := enginetest.Explain(t, conn, fast); c.builds != "" && !strings.Contains(plan, c.builds+")") {
-			t.Errorf("%s: want build sides %q:\n%s", fast, c.builds, plan)
+		plan := enginetest.Explain(t, conn, fast)
+		for _, b := range strings.Split(c.builds, ", ") { // in GMS's join order
+			if b != "" && !strings.Contains(plan, " "+b+",") && !strings.Contains(plan, " "+b+")") {
+				t.Errorf("%s: want build side %q:\n%s", fast, b, plan)
+			}
 		}
 		empty := strings.Contains(c.where, "nothing") || strings.Contains(c.where, "1000") || strings.Contains(c.from, "JOIN e")
 		if want == "" && !empty {
