@@ -116,7 +116,7 @@ func (r *renderer) replacedScans(v rewrite.VectorScan, depth int) error {
 			return
 		}
 		if t := asProviderTable(rt.Table); t != nil && t != v.ScanTable() && r.profiles.Lookup(t) != nil {
-			r.lines = append(r.lines, strings.Repeat("    ", depth)+"-> Table scan on "+t.String()+" (row path, inside the vectorised operator)")
+			r.lines = append(r.lines, strings.Repeat("    ", depth)+"-> Table scan on "+t.String()+" (inside the vectorised operator)")
 			err = r.scan(t, depth+1)
 		}
 	})

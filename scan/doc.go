@@ -12,8 +12,12 @@
 // Besides rows, scan runs whole operators over column vectors, so GMS
 // sees only their result rows: aggregates with hash GROUP BY (vector.go,
 // agg.go, distinct.go; typed filter kernels in kernels.go and
-// expressions in expr.go), aggregates over a hash join probing a table's
-// files (join.go) and ORDER BY ... LIMIT (topn.go).
+// expressions in expr.go), aggregates over joins probing a table's files
+// through a chain of in-memory hash tables (join.go: inner, semi and anti
+// build sides, keyed on probe columns or earlier sides' columns, in
+// joinprobe.go), whose keys prune the probe scan as runtime filters
+// (joinfilter.go), with build sides read by filtered scans into memory
+// (collect.go), and ORDER BY ... LIMIT (topn.go).
 //
 // Decoded files are cached by path and projection (data files are
 // immutable), so repeated queries over small tables do not decode Parquet

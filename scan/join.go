@@ -16,11 +16,54 @@ import (
 )
 
 // JoinCol is a column of an inner join of a table's files (the probe
-// side) with rows held in memory (the build side).
+// side) with rows held in memory (the build sides).
 type JoinCol struct {
 	Build bool // a build column, else a probe-table field
-	ID    int  // build: column of the build record; probe: field id
+	Side  int  // build: the build side (JoinAggPlan's builds, in order)
+	ID    int  // build: column of the side's record; probe: field id
 }
+
+// JoinBuild is one build side of a join aggregation: the types of its
+// record's columns and its join keys. Key k is build column Keys[k],
+// equal to On[k]: a probe field or a column of an earlier build side.
+// Its strings must compare byte-wise (the caller checks collations).
+type JoinBuild struct {
+	Types []schema.Type
+	Keys  []int
+	On    []JoinCol
+	Kind  JoinKind
+	// Residuals are further conditions a build row must meet to match
+	// (not with JoinAntiNulls).
+	Residuals []JoinResidual
+}
+
+// JoinResidual is a comparison of a build side's column with a probe
+// field or a column of an earlier side: Build Op Other, negated by Not
+// (<> is Not with OpEq). NULL never meets it.
+type JoinResidual struct {
+	Build int
+	Other JoinCol
+	Op    Op
+	Not   bool
+}
+
+// JoinKind is how a build side joins: how many tuples a tuple becomes.
+type JoinKind int
+
+const (
+	// JoinInner: one tuple per build row whose keys equal the tuple's.
+	JoinInner JoinKind = iota
+	// JoinSemi: the tuple once, with the first such build row, if there
+	// is one (EXISTS, IN, or an inner join with distinct build keys).
+	JoinSemi
+	// JoinAnti: the tuple if no build row's keys equal its keys (NOT
+	// EXISTS: a NULL key equals nothing). Its columns cannot be read.
+	JoinAnti
+	// JoinAntiNulls: NOT IN over one key: the tuple if the build side is
+	// empty, or if its key is not NULL, no build key is NULL and none
+	// equals it. Its columns cannot be read.
+	JoinAntiNulls
+)
 
 // JoinAggSpec is one aggregate of a join aggregation.
 type JoinAggSpec struct {
@@ -31,32 +74,57 @@ type JoinAggSpec struct {
 	Scale int32
 }
 
-// JoinAggPlan is a compiled aggregation over an inner equi-join: filter
-// conjuncts on the probe table, equalities of probe fields with build
-// columns, and group keys and aggregates over columns of either side.
+// JoinAggPlan is a compiled aggregation over a chain of inner
+// equi-joins: filter conjuncts on the probe table, then for each build
+// side in turn equalities of its columns with probe fields or columns
+// of earlier build sides, and group keys and aggregates over columns of
+// any side.
 //
 // Its AggPlan reads the probe fields (record columns 0..nProbe-1) and
-// addresses build column j as record column nProbe+j, so the
-// accumulators and group tables of the single-table path serve both.
+// addresses column j of build side s as record column off[s]+j, so the
+// accumulators and group tables of the single-table path serve every
+// side.
 type JoinAggPlan struct {
-	agg       *AggPlan
-	nProbe    int
-	probeKeys []int // record columns of the probe join keys
-	buildKeys []int // build columns they equal, pairwise
-	keyTypes  []schema.Type
+	agg    *AggPlan
+	nProbe int
+	off    []int // by build side: its first record column
+	stages []joinStage
+	// groupSide is the build side holding every group key (-1: none, or
+	// no GROUP BY): its rows are grouped once, at build time.
+	groupSide int
 }
 
-// maxPairs bounds the (probe row, build row) pairs aggregated at once: a
-// build key matching many rows expands a batch that much.
+// joinStage is the probe of one build side.
+type joinStage struct {
+	keys     []int // build columns of the keys
+	on       []int // record columns they equal
+	keyTypes []schema.Type
+	// probeKeys marks keys equal to a probe field: their build values'
+	// range prunes the probe scan (runtime filters).
+	probeKeys []bool
+	kind      JoinKind
+	residuals []residual
+}
+
+// residual is a compiled JoinResidual: the build column, the record
+// column it is compared with.
+type residual struct {
+	build, other int
+	op           Op
+	not          bool
+}
+
+// maxPairs bounds the join tuples (probe row, build rows) handed to the
+// next build side or aggregated at once: a build key matching many rows
+// expands a batch that much.
 const maxPairs = 1 << 13
 
 // CompileJoinAggregate builds the plan, or reports false when a part is
 // outside what the vectorised path computes exactly as GMS's row path
-// would. build holds the build columns' types; its strings must compare
-// byte-wise (the caller checks their collations). filters apply to the
-// probe table, probeKeys are field ids and buildKeys build columns.
-func CompileJoinAggregate(probe *schema.Schema, build []schema.Type, filters []sql.Expression, probeKeys, buildKeys []int, groupBy []JoinCol, aggs []JoinAggSpec) (*JoinAggPlan, bool) {
-	if len(probeKeys) == 0 || len(probeKeys) != len(buildKeys) {
+// would. filters apply to the probe table: conjuncts as CompileAggregate
+// takes them, and comparisons of two columns.
+func CompileJoinAggregate(probe *schema.Schema, builds []JoinBuild, filters []sql.Expression, groupBy []JoinCol, aggs []JoinAggSpec) (*JoinAggPlan, bool) {
+	if len(builds) == 0 {
 		return nil, false
 	}
 	specs := make([]AggSpec, len(aggs))
@@ -64,33 +132,63 @@ func CompileJoinAggregate(probe *schema.Schema, build []schema.Type, filters []s
 		specs[j] = AggSpec{Kind: a.Kind, Expr: a.Expr, Scale: a.Scale}
 	}
 	p := &AggPlan{schema: probe, aggs: specs}
-	jp := &JoinAggPlan{agg: p}
-	colOf := p.column
-	if !p.addFilters(filters) {
+	jp := &JoinAggPlan{agg: p, groupSide: -1}
+	if !p.addFiltersWith(filters, true) || !jp.addProbeFields(builds, groupBy, aggs) {
 		return nil, false
 	}
-	// Every probe field first: build columns follow them.
-	for k, id := range probeKeys {
-		col, t, ok := colOf(id)
-		if !ok || buildKeys[k] < 0 || buildKeys[k] >= len(build) || !joinKeysMatch(t, build[buildKeys[k]]) {
-			return nil, false
-		}
-		if c, _ := probe.ByID(id); t.Kind == schema.String && !binaryCollation(c) {
-			return nil, false
-		}
-		jp.probeKeys = append(jp.probeKeys, col)
-		jp.keyTypes = append(jp.keyTypes, t)
+	jp.nProbe = len(p.fields)
+	for _, b := range builds {
+		jp.off = append(jp.off, len(p.types))
+		p.types = append(p.types, b.Types...)
 	}
-	jp.buildKeys = buildKeys
-	for _, g := range groupBy {
-		if !g.Build {
-			if _, _, ok := colOf(g.ID); !ok {
-				return nil, false
+	for s, b := range builds {
+		st, ok := jp.stage(s, b)
+		if !ok {
+			return nil, false
+		}
+		jp.stages = append(jp.stages, st)
+	}
+	if !jp.addGroupBy(groupBy) || !jp.addAggs(aggs) || len(p.fields) != jp.nProbe {
+		return nil, false // a probe field read after the build columns' places were set
+	}
+	p.seed = maphash.MakeSeed()
+	return jp, true
+}
+
+// addProbeFields adds every probe field the plan reads (build columns
+// follow them in the record) and compiles the aggregated expressions.
+func (jp *JoinAggPlan) addProbeFields(builds []JoinBuild, groupBy []JoinCol, aggs []JoinAggSpec) bool {
+	p := jp.agg
+	probeField := func(c JoinCol) bool {
+		if c.Build {
+			return true
+		}
+		_, t, ok := p.column(c.ID)
+		col, _ := p.schema.ByID(c.ID)
+		return ok && (t.Kind != schema.String || binaryCollation(col))
+	}
+	for _, b := range builds {
+		if len(b.Keys) == 0 || len(b.Keys) != len(b.On) {
+			return false
+		}
+		for _, c := range b.On {
+			if !probeField(c) {
+				return false
+			}
+		}
+		for _, r := range b.Residuals {
+			if !probeField(r.Other) {
+				return false
 			}
 		}
 	}
+	for _, g := range groupBy {
+		if !probeField(g) {
+			return false
+		}
+	}
 	bind := func(id int) (int, bool) {
-		col, _, ok := colOf(id)
+		col, _, ok := p.column(id)
 		return col, ok
 	}
 	p.aggExpr = make([]int, len(aggs))
@@ -101,55 +199,127 @@ func CompileJoinAggregate(probe *schema.Schema, build []schema.Type, filters []s
 		case a.Expr != nil:
 			k, ok := p.prog.add(a.Expr, bind)
 			if !ok || !supportsAgg(a.Kind, a.Expr.resultType()) || (a.Kind == AggMin || a.Kind == AggMax) && !a.Expr.goTyped() {
-				return nil, false
+				return false
 			}
 			p.aggExpr[j] = k
-		case !a.Col.Build:
-			if _, _, ok := colOf(a.Col.ID); !ok {
-				return nil, false
-			}
+		case !probeField(a.Col):
+			return false
 		}
 	}
-	jp.nProbe = len(p.fields)
-	p.types = append(p.types, build...)
-	// ref is the record column of c and its type.
-	ref := func(c JoinCol) (int, schema.Type, bool) {
-		if c.Build {
-			if c.ID < 0 || c.ID >= len(build) {
-				return 0, schema.Type{}, false
-			}
-			return jp.nProbe + c.ID, build[c.ID], true
-		}
-		col, t, _ := colOf(c.ID)
-		return col, t, true
+	return true
+}
+
+// ref is the record column of c and its type; build columns of sides
+// before side only.
+func (jp *JoinAggPlan) ref(c JoinCol, side int) (int, schema.Type, bool) {
+	if !c.Build {
+		return jp.agg.column(c.ID)
 	}
+	if c.Side < 0 || c.Side >= side || c.Side >= len(jp.off) || jp.stages[c.Side].kind >= JoinAnti {
+		return 0, schema.Type{}, false
+	}
+	types := jp.agg.types[jp.off[c.Side]:]
+	if c.Side+1 < len(jp.off) {
+		types = jp.agg.types[jp.off[c.Side]:jp.off[c.Side+1]]
+	}
+	if c.ID < 0 || c.ID >= len(types) {
+		return 0, schema.Type{}, false
+	}
+	return jp.off[c.Side] + c.ID, types[c.ID], true
+}
+
+// stage compiles the keys of build side s.
+func (jp *JoinAggPlan) stage(s int, b JoinBuild) (joinStage, bool) {
+	st := joinStage{kind: b.Kind}
+	if b.Kind == JoinAntiNulls && len(b.Keys) != 1 || b.Kind < JoinInner || b.Kind > JoinAntiNulls {
+		return st, false
+	}
+	for k, c := range b.On {
+		col, t, ok := jp.ref(c, s)
+		if !ok || b.Keys[k] < 0 || b.Keys[k] >= len(b.Types) || !joinKeysMatch(t, b.Types[b.Keys[k]]) {
+			return st, false
+		}
+		st.keys = append(st.keys, b.Keys[k])
+		st.on = append(st.on, col)
+		st.keyTypes = append(st.keyTypes, t)
+		st.probeKeys = append(st.probeKeys, !c.Build)
+	}
+	if len(b.Residuals) > 0 && b.Kind == JoinAntiNulls {
+		return st, false
+	}
+	for _, r := range b.Residuals {
+		col, t, ok := jp.ref(r.Other, s) // a probe field: added by addProbeFields
+		if !ok || r.Build < 0 || r.Build >= len(b.Types) || !comparableTypes(b.Types[r.Build], t) {
+			return st, false
+		}
+		if _, ok := compileOp(r.Op); !ok {
+			return st, false
+		}
+		st.residuals = append(st.residuals, residual{build: r.Build, other: col, op: r.Op, not: r.Not})
+	}
+	return st, true
+}
+
+// compileOp accepts the comparisons a residual makes.
+func compileOp(op Op) (Op, bool) {
+	switch op {
+	case OpEq, OpLt, OpLe, OpGt, OpGe:
+		return op, true
+	}
+	return op, false
+}
+
+func (jp *JoinAggPlan) addGroupBy(groupBy []JoinCol) bool {
+	p := jp.agg
+	sides := map[int]bool{}
 	for _, g := range groupBy {
-		col, t, ok := ref(g)
+		col, t, ok := jp.ref(g, len(jp.off))
 		if !ok || !groupable(t) {
-			return nil, false
-		}
-		if c, _ := probe.ByID(g.ID); !g.Build && t.Kind == schema.String && !binaryCollation(c) {
-			return nil, false
+			return false
 		}
 		p.groupBy = append(p.groupBy, col)
 		p.keyTypes = append(p.keyTypes, t)
+		side := -1
+		if g.Build {
+			side = g.Side
+		}
+		sides[side] = true
 	}
+	if len(sides) == 1 {
+		for s := range sides {
+			jp.groupSide = s
+		}
+	}
+	return true
+}
+
+func (jp *JoinAggPlan) addAggs(aggs []JoinAggSpec) bool {
+	p := jp.agg
 	for _, a := range aggs {
 		if a.Kind == AggCountStar || a.Expr != nil {
 			p.aggCol = append(p.aggCol, -1)
 			continue
 		}
-		col, t, ok := ref(a.Col)
+		col, t, ok := jp.ref(a.Col, len(jp.off))
 		if !ok || !supportsAgg(a.Kind, t) {
-			return nil, false
-		}
-		if c, _ := probe.ByID(a.Col.ID); !a.Col.Build && t.Kind == schema.String && !binaryCollation(c) {
-			return nil, false
+			return false
 		}
 		p.aggCol = append(p.aggCol, col)
 	}
-	p.seed = maphash.MakeSeed()
-	return jp, true
+	return true
+}
+
+// side is the build side of record column c and its column there (-1:
+// a probe field).
+func (jp *JoinAggPlan) side(c int) (int, int) {
+	if c < jp.nProbe {
+		return -1, c
+	}
+	s := len(jp.off) - 1
+	for jp.off[s] > c {
+		s--
+	}
+	return s, c - jp.off[s]
 }
 
 // joinKeysMatch reports whether equality of a probe key of type a and a
@@ -176,48 +346,79 @@ func joinKeysMatch(a, b schema.Type) bool {
 	return false
 }
 
-// Run executes the plan: the build record's columns are the build
-// columns, one row per build row. It prunes and reads the probe table's
-// files in parallel like AggPlan.Run, and aggregates, per selected probe
-// row, one pair per build row whose keys equal its keys (none when a key
-// is NULL). Result rows are the group keys then the aggregates.
-func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, build arrow.Record) ([]sql.Row, Stats, error) {
-	b, err := jp.prepare(build)
-	if err != nil {
-		return nil, Stats{}, err
+// Builds is the number of build sides Run takes.
+func (jp *JoinAggPlan) Builds() int { return len(jp.stages) }
+
+// Run executes the plan: builds[s] holds the columns of build side s,
+// one row per build row. It prunes and reads the probe table's files in
+// parallel like AggPlan.Run, the range of each build side's keys that
+// equal probe fields pruning them too (runtime filters), and aggregates,
+// per selected probe row, one tuple per combination of build rows whose
+// keys equal it (none when a key is NULL), passing the probe row through
+// each side's hash table in turn. Result rows are the group keys then
+// the aggregates.
+func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, builds []arrow.Record) ([]sql.Row, Stats, error) {
+	if len(builds) != len(jp.stages) {
+		return nil, Stats{}, fmt.Errorf("join has %d build sides, want %d", len(builds), len(jp.stages))
 	}
-	if b.keys.n == 0 { // no build key can match: read nothing
+	bs := make([]*joinBuild, len(builds))
+	empty := false
+	for s, rec := range builds {
+		b, err := jp.prepare(s, rec)
+		if err != nil {
+			return nil, Stats{}, err
+		}
+		bs[s] = b
+		switch k := jp.stages[s].kind; {
+		case k <= JoinSemi:
+			empty = empty || b.keys.n == 0
+		case k == JoinAntiNulls:
+			empty = empty || b.nullKey
+		}
+	}
+	agg, match := jp.runtimeFilters(bs)
+	if empty || !match { // no probe row can match: read nothing
 		in.Files = nil
 	}
-	return jp.agg.run(ctx, in, func(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator) (*partial, Stats, error) {
-		return jp.runFile(ctx, src, f, rgs, ev, b)
+	return agg.run(ctx, in, func(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator) (*partial, Stats, error) {
+		return jp.runFile(ctx, agg, src, f, rgs, ev, bs)
 	})
 }
 
-// joinBuild is the build side indexed by join key.
+// joinBuild is a build side indexed by join key.
 type joinBuild struct {
 	cols  []arrow.Array
 	keys  groupTable // distinct non-NULL key tuples
 	first []int32    // by key: first build row with it
 	next  []int32    // by build row: next row with its key, -1: none
-	// groups, when every group key is a build column, is each build
-	// row's group in gtab, so probing hashes no group keys.
+	rows  []int32    // the rows with no NULL key
+	// nullKey: some build row has a NULL key (NOT IN rejects every
+	// tuple then).
+	nullKey bool
+	// groups, when every group key is a column of this side, is each
+	// build row's group in gtab, so probing hashes no group keys.
 	groups []int32
 	gtab   *groupTable
 }
 
-func (jp *JoinAggPlan) prepare(build arrow.Record) (*joinBuild, error) {
-	if int(build.NumCols()) != len(jp.agg.types)-jp.nProbe {
-		return nil, fmt.Errorf("join build side has %d columns, want %d", build.NumCols(), len(jp.agg.types)-jp.nProbe)
+func (jp *JoinAggPlan) prepare(s int, build arrow.Record) (*joinBuild, error) {
+	st := jp.stages[s]
+	end := len(jp.agg.types)
+	if s+1 < len(jp.off) {
+		end = jp.off[s+1]
+	}
+	if int(build.NumCols()) != end-jp.off[s] {
+		return nil, fmt.Errorf("join build side %d has %d columns, want %d", s, build.NumCols(), end-jp.off[s])
 	}
 	n := int(build.NumRows())
 	b := &joinBuild{cols: build.Columns(), next: make([]int32, n)}
-	b.keys.init(jp.keyTypes, jp.agg.seed)
-	keyCols := make([]arrow.Array, len(jp.buildKeys))
-	for k, c := range jp.buildKeys {
+	b.keys.init(st.keyTypes, jp.agg.seed)
+	keyCols := make([]arrow.Array, len(st.keys))
+	for k, c := range st.keys {
 		keyCols[k] = b.cols[c]
 	}
 	sel := nonNullRows(keyCols, rowsUpTo(n))
+	b.rows, b.nullKey = sel, len(sel) < n
 	h := make([]uint64, len(sel))
 	b.keys.hashRows(keyCols, sel, h)
 	kid := b.keys.findOrAdd(b.keys.batch, h, make([]int32, 0, len(sel)))
@@ -235,23 +436,20 @@ func (jp *JoinAggPlan) prepare(build arrow.Record) (*joinBuild, error) {
 		}
 		last[kid[k]] = r
 	}
-	jp.groupBuild(b, n)
+	if jp.groupSide == s {
+		jp.groupBuild(b, n)
+	}
 	return b, nil
 }
 
-// groupBuild assigns the build rows their groups when every group key is
-// a build column.
+// groupBuild assigns the build rows their groups (every group key is a
+// column of this side).
 func (jp *JoinAggPlan) groupBuild(b *joinBuild, n int) {
 	p := jp.agg
-	if len(p.groupBy) == 0 {
-		return
-	}
 	cols := make([]arrow.Array, len(p.groupBy))
 	for k, c := range p.groupBy {
-		if c < jp.nProbe {
-			return
-		}
-		cols[k] = b.cols[c-jp.nProbe]
+		_, j := jp.side(c)
+		cols[k] = b.cols[j]
 	}
 	b.gtab = &groupTable{}
 	b.gtab.init(p.keyTypes, p.seed)
@@ -304,47 +502,13 @@ func (t *groupTable) find(batch []keyVals, h []uint64, out []int32) []int32 {
 	return out
 }
 
-// prober is one file's probing state.
-type prober struct {
-	jp         *JoinAggPlan
-	b          *joinBuild
-	pt         *partial
-	ev         *evaluator
-	batch      []keyVals // the probe keys of the current batch
-	h          []uint64
-	match      []int32 // by position in sel: key in b.keys, -1: none
-	psel, bsel []int32 // pairs: probe row, build row
-	gid        []int32
-	// local maps a group of b.gtab to the partial's group (-1: none
-	// yet): a partial holds only groups some pair falls in, as the row
-	// path's GroupBy does.
-	local []int32
-}
-
-func (jp *JoinAggPlan) newProber(b *joinBuild, ev *evaluator) *prober {
-	p := jp.agg
-	pr := &prober{jp: jp, b: b, ev: ev, batch: make([]keyVals, len(jp.probeKeys))}
-	pr.pt = p.newPartial()
-	switch {
-	case len(p.groupBy) == 0:
-		pr.pt.group0()
-	case b.gtab != nil:
-		pr.local = make([]int32, b.gtab.n)
-		for i := range pr.local {
-			pr.local[i] = -1
-		}
-	}
-	return pr
-}
-
-func (jp *JoinAggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator, b *joinBuild) (*partial, Stats, error) {
-	p := jp.agg
+func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f manifest.DataFile, rgs []int, ev *evaluator, bs []*joinBuild) (*partial, Stats, error) {
 	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{RowGroups: rgs})
 	if err != nil {
 		return nil, Stats{}, err
 	}
 	defer r.Close()
-	pr := jp.newProber(b, ev)
+	pr := jp.newProber(p, bs, ev)
 	var sel []int32
 	for {
 		rec, err := r.Next()
@@ -354,140 +518,12 @@ func (jp *JoinAggPlan) runFile(ctx context.Context, src source, f manifest.DataF
 		if err != nil {
 			return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
 		}
-		sel = selectRows(rec, p.vpreds, sel)
-		err = pr.probe(rec, sel)
+		sel = selectColumns(rec, p.cpreds, selectRows(rec, p.vpreds, sel))
+		pr.lv[0].probe = sel
+		err = pr.probe(rec, 0)
 		rec.Release()
 		if err != nil {
 			return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 	}
-}
-
-// probe aggregates the pairs of the selected rows of rec.
-func (pr *prober) probe(rec arrow.Record, sel []int32) error {
-	jp := pr.jp
-	keyCols := make([]arrow.Array, len(jp.probeKeys))
-	for k, c := range jp.probeKeys {
-		keyCols[k] = rec.Column(c)
-	}
-	sel = nonNullRows(keyCols, sel)
-	if len(sel) == 0 {
-		return nil
-	}
-	pr.h = sized(pr.h, len(sel))
-	for k := range pr.h {
-		pr.h[k] = 0x9E3779B97F4A7C15
-	}
-	for c, a := range keyCols {
-		extractKeys(&pr.batch[c], a, sel, pr.b.keys.seed)
-		hashKeys(&pr.batch[c], pr.b.keys.forms[c], pr.h)
-	}
-	for k := range pr.h {
-		pr.h[k] = fmix64(pr.h[k])
-	}
-	pr.match = pr.b.keys.find(pr.batch, pr.h, pr.match[:0])
-	pr.psel, pr.bsel = pr.psel[:0], pr.bsel[:0]
-	for k, g := range pr.match {
-		if g < 0 {
-			continue
-		}
-		for r := pr.b.first[g]; r >= 0; r = pr.b.next[r] {
-			pr.psel = append(pr.psel, sel[k])
-			pr.bsel = append(pr.bsel, r)
-		}
-		if len(pr.psel) >= maxPairs {
-			if err := pr.flush(rec); err != nil {
-				return err
-			}
-		}
-	}
-	return pr.flush(rec)
-}
-
-// flush aggregates the pending pairs.
-func (pr *prober) flush(rec arrow.Record) error {
-	if len(pr.psel) == 0 {
-		return nil
-	}
-	jp, p := pr.jp, pr.jp.agg
-	pr.gid = pr.assign(rec)
-	if len(p.prog.nodes) > 0 {
-		if err := pr.ev.eval(rec, pr.psel); err != nil {
-			return err
-		}
-	}
-	n := int(rec.NumRows())
-	for j, a := range pr.pt.accs {
-		switch c := p.aggCol[j]; {
-		case c >= jp.nProbe:
-			a.update(pr.b.cols[c-jp.nProbe], pr.bsel, pr.gid)
-		case c >= 0:
-			a.update(rec.Column(c), pr.psel, pr.gid)
-		case p.aggExpr[j] >= 0:
-			col := pr.ev.output(p.aggExpr[j], n)
-			a.update(col, pr.psel, pr.gid)
-			col.Release()
-		default: // COUNT(*)
-			a.update(nil, pr.psel, pr.gid)
-		}
-	}
-	pr.psel, pr.bsel = pr.psel[:0], pr.bsel[:0]
-	return nil
-}
-
-// assign returns the group of every pending pair, creating groups.
-func (pr *prober) assign(rec arrow.Record) []int32 {
-	jp, p, pt := pr.jp, pr.jp.agg, pr.pt
-	gid := pr.gid[:0]
-	switch {
-	case len(p.groupBy) == 0:
-		for range pr.psel {
-			gid = append(gid, 0)
-		}
-		return gid
-	case pr.b.groups != nil:
-		return pr.assignBuilt(gid)
-	}
-	h := sized(pt.hbuf, len(pr.psel))
-	pt.hbuf = h
-	for k := range h {
-		h[k] = 0x9E3779B97F4A7C15
-	}
-	for k, c := range p.groupBy {
-		var a arrow.Array
-		var sel []int32
-		if c >= jp.nProbe {
-			a, sel = pr.b.cols[c-jp.nProbe], pr.bsel
-		} else {
-			a, sel = rec.Column(c), pr.psel
-		}
-		kv := &pt.tab.batch[k]
-		extractKeys(kv, a, sel, pt.tab.seed)
-		hashKeys(kv, pt.tab.forms[k], h)
-	}
-	for k := range h {
-		h[k] = fmix64(h[k])
-	}
-	return pt.groups(h, gid)
-}
-
-// assignBuilt appends the group of every pending pair from its build
-// row's group, copying groups into the partial when first met. The
-// partial's table is only merged from (mergeKeys reads keys and hashes),
-// so its slots stay empty.
-func (pr *prober) assignBuilt(gid []int32) []int32 {
-	pt, gt := pr.pt, pr.b.gtab
-	for _, r := range pr.bsel {
-		g := pr.b.groups[r]
-		l := pr.local[g]
-		if l < 0 {
-			l = pt.tab.add(gt.keys, int(g), gt.hash[g])
-			pr.local[g] = l
-			for _, acc := range pt.accs {
-				acc.grow(pt.tab.n)
-			}
-		}
-		gid = append(gid, l)
-	}
-	return gid
 }

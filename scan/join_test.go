@@ -46,13 +46,13 @@ func TestJoinAggregate_MatchesNestedLoop(t *testing.T) {
 	bb.Release()
 	defer build.Release()
 
-	p, ok := CompileJoinAggregate(topNSchema, buildTypes, nil, []int{1}, []int{0},
+	p, ok := CompileJoinAggregate(topNSchema, []JoinBuild{{Types: buildTypes, Keys: []int{0}, On: []JoinCol{{ID: 1}}}}, nil,
 		[]JoinCol{{Build: true, ID: 1}},
 		[]JoinAggSpec{{Kind: AggCountStar}, {Kind: AggSum, Col: JoinCol{ID: 2}, Scale: 2}, {Kind: AggMax, Col: JoinCol{ID: 3}}})
 	if !ok {
 		t.Fatal("not compiled")
 	}
-	rows, _, err := p.Run(ctx, AggInput{Store: store, Files: files}, build)
+	rows, _, err := p.Run(ctx, AggInput{Store: store, Files: files}, []arrow.Record{build})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestJoinAggregate_RefusesKeyTypes(t *testing.T) {
 		{3, schema.Type{Kind: schema.String}, true},
 		{3, schema.Type{Kind: schema.Date}, false},
 	} {
-		_, ok := CompileJoinAggregate(topNSchema, []schema.Type{c.build}, nil, []int{c.probeID}, []int{0}, nil, count)
+		_, ok := CompileJoinAggregate(topNSchema, []JoinBuild{{Types: []schema.Type{c.build}, Keys: []int{0}, On: []JoinCol{{ID: c.probeID}}}}, nil, nil, count)
 		if ok != c.ok {
 			t.Errorf("probe field %d = build %s: compiled %v, want %v", c.probeID, c.build, ok, c.ok)
 		}

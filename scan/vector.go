@@ -46,7 +46,8 @@ type AggPlan struct {
 	schema  *schema.Schema
 	preds   []Predicate // for pruning files and row groups
 	vpreds  []vecPred
-	fields  []int // field ids read, in record order
+	cpreds  []colPred // comparisons of two columns (joins and their build sides only)
+	fields  []int     // field ids read, in record order
 	types   []schema.Type
 	groupBy []int // record columns of the group keys
 	aggs    []AggSpec
@@ -171,9 +172,24 @@ func (p *AggPlan) column(id int) (int, schema.Type, bool) {
 // IN, IS [NOT] NULL) into pruning predicates and vector predicates, or
 // reports false when any conjunct is not one the kernels decide exactly.
 func (p *AggPlan) addFilters(filters []sql.Expression) bool {
+	return p.addFiltersWith(filters, false)
+}
+
+// addFiltersWith is addFilters that, with columns, also takes
+// comparisons of two columns (into cpreds, which the caller applies:
+// selectColumns).
+func (p *AggPlan) addFiltersWith(filters []sql.Expression, columns bool) bool {
 	for _, f := range filters {
 		for _, c := range splitAnd(f) {
 			preds, ok := exactPredicates(p.schema, c)
+			if !ok && columns {
+				cp, ok := p.columnComparison(c)
+				if !ok {
+					return false
+				}
+				p.cpreds = append(p.cpreds, cp)
+				continue
+			}
 			if !ok {
 				return false
 			}

@@ -16,8 +16,13 @@
 //     manifest's statistics (StatsAnswer).
 //   - vectorize.go: GROUP BY aggregates over one table run on column
 //     vectors (VectorAggregate).
-//   - vectorjoin.go: aggregates over an inner equi-join of a large table
-//     with a small one run as a hash join on vectors (VectorJoin).
+//   - vectorjoin.go: aggregates over a tree of inner equi-joins of single
+//     tables, with the semi and anti joins of EXISTS, IN and NOT EXISTS,
+//     run on vectors (VectorJoinAggregate): the largest lakesql table is
+//     probed through a hash table per other table (vectorjoin_tree.go
+//     flattens the tree and orders the build sides, vectorjoin_scope.go
+//     resolves columns), each read by a vectorised scan when its filters
+//     allow, else on the row path.
 //   - topn.go: ORDER BY ... LIMIT over one table keeps a bounded heap per
 //     file (TopNScan), and plain LIMITs are pushed into the scan.
 //   - decorrelate.go: a WHERE comparison with a scalar aggregate subquery,

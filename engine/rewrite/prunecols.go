@@ -23,7 +23,8 @@ import (
 // The walk goes top-down with the set of columns the parent reads. A
 // node that defines its output (Project, GroupBy) resets the set to what
 // its expressions read; a node that passes its child's rows through
-// (Filter, Sort, Limit, joins, lookups) adds what its expressions read.
+// (Filter, Sort, Limit, joins, lookups, a vectorised join's replaced
+// GroupBy) adds what its expressions read.
 // A Project below a node that reads columns by name drops the plain
 // columns nobody reads (not under a Distinct, whose result depends on
 // every column, nor where a parent reads positions: the root, a
@@ -117,7 +118,7 @@ func pruneWalk(n sql.Node, need colNeed, alias string) (sql.Node, bool, error) {
 	case *plan.Distinct, *plan.SubqueryAlias:
 		return pruneChildren(n, colNeed{all: true}, "")
 	case *plan.Filter, *plan.Having, *plan.Sort, *plan.Limit, *plan.Offset, *plan.TopN,
-		*plan.JoinNode, *plan.HashLookup, *keyedLookup, *plan.StripRowNode:
+		*plan.JoinNode, *plan.HashLookup, *keyedLookup, *plan.StripRowNode, *vectorJoin:
 		return pruneChildren(n, need.plus(n), "")
 	}
 	return n, false, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,12 +28,13 @@ const SysVarJoinBuildRows = "lakesql_join_build_rows"
 // DefaultJoinBuildRows is SysVarJoinBuildRows' default.
 const DefaultJoinBuildRows = 4 << 20
 
-// vectorizeJoin replaces GroupBy(Filter?(inner equi-join)) at the top
-// scope, where one side is a lakesql table (under an optional alias and
-// Filter), with a vectorJoin: the other side (the build) runs on GMS's
-// row path into a hash table, and the table's files are probed and
-// aggregated in scan's vectorised pipeline. Anything the pipeline cannot
-// compute exactly as the row path does leaves the plan unchanged.
+// vectorizeJoin replaces GroupBy(Filter?(inner equi-join tree)) at the
+// top scope, whose inputs are single tables (under an optional alias and
+// Filter), the largest a lakesql table, with a vectorJoin: the other
+// inputs (the build sides) run on GMS's row path into hash tables, and
+// the table's files are probed through each in turn and aggregated in
+// scan's vectorised pipeline. Anything the pipeline cannot compute
+// exactly as the row path does leaves the plan unchanged.
 func vectorizeJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return replaceGroupBys(n, scope, func(gb *plan.GroupBy) (sql.Node, bool) {
 		v, ok := vectorJoinFor(ctx, gb)
@@ -44,23 +46,36 @@ func vectorizeJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *pl
 	})
 }
 
-// joinSide is one input of a join, seen as a possible probe.
+// joinSide is one input of a join.
 type joinSide struct {
 	node    sql.Node // under any HashLookup
 	table   *provider.Table
 	name    string // the table's name or alias, as GetFields qualify it
 	filters []sql.Expression
+	// distinct: node is a Distinct (over the plain columns of a Project):
+	// GMS's plan for EXISTS and IN, an inner join with distinct rows.
+	// Without it, node may still be such a Project.
+	distinct bool
 }
 
+// sideOf reads n as a join input; without ctx, table stays nil.
 func sideOf(ctx *sql.Context, n sql.Node) joinSide {
 	if hl, ok := n.(*plan.HashLookup); ok {
 		n = hl.Child
 	}
 	s := joinSide{node: n}
+	if d, ok := n.(*plan.Distinct); ok {
+		s.distinct, n = true, d.Child
+	}
+	if p, ok := n.(*plan.Project); ok {
+		n = p.Child
+	}
 	if f, ok := n.(*plan.Filter); ok {
 		s.filters, n = expression.SplitConjunction(f.Expression), f.Child
 	}
-	s.table = baseTable(ctx, n)
+	if ctx != nil {
+		s.table = baseTable(ctx, n)
+	}
 	if nn, ok := n.(sql.Nameable); ok {
 		s.name = nn.Name()
 	}
@@ -80,15 +95,23 @@ func (s joinSide) rows(ctx *sql.Context) int64 {
 	return n
 }
 
-// singleTable reports whether n is one table under an optional alias and
-// Filter without subqueries: the two-table joins the rule plans for (a
-// build side that is itself a join could be far larger than the probe).
+// singleTable reports whether n is one table under an optional alias,
+// Filter without subqueries, Project of plain columns and Distinct: a
+// build side that is itself a join could be far larger than the probe.
 func singleTable(n sql.Node) bool {
+	if d, ok := n.(*plan.Distinct); ok {
+		n = d.Child
+	}
+	if p, ok := n.(*plan.Project); ok {
+		for _, e := range p.Projections {
+			if _, ok := e.(*expression.GetField); !ok {
+				return false
+			}
+		}
+		n = p.Child
+	}
 	if f, ok := n.(*plan.Filter); ok {
-		if transform.InspectExpr(f.Expression, func(e sql.Expression) bool {
-			_, sub := e.(*plan.Subquery)
-			return sub
-		}) {
+		if hasSubquery(f.Expression) {
 			return false
 		}
 		n = f.Child
@@ -112,279 +135,126 @@ func innerJoin(op plan.JoinType) bool {
 
 // vectorJoinFor compiles gb, or reports false.
 func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
-	child := gb.Child
-	var above []sql.Expression
-	filtered := false
-	if f, ok := child.(*plan.Filter); ok {
-		above, child, filtered = expression.SplitConjunction(f.Expression), f.Child, true
-	}
-	j, ok := child.(*plan.JoinNode)
-	if !ok || !innerJoin(j.Op) || j.Filter == nil || j.ScopeLen != 0 {
+	t := &joinTree{}
+	if !joinBelow(gb.Child) || !flattenJoins(ctx, gb.Child, []int{0}, t) || len(t.leaves) < 2 {
 		return nil, false
 	}
-	left, right := sideOf(ctx, j.Left()), sideOf(ctx, j.Right())
-	buildRight := true
-	switch {
-	case left.table != nil && right.table != nil:
-		buildRight = left.rows(ctx) >= right.rows(ctx)
-	case right.table != nil:
-		buildRight = false
-	case left.table == nil:
+	probe, rows := -1, int64(-1)
+	for i, l := range t.leaves {
+		if l.table == nil || l.kind != scan.JoinInner || l.distinct {
+			continue
+		}
+		if r := l.rows(ctx); probe < 0 || r > rows {
+			probe, rows = i, r
+		}
+	}
+	if probe < 0 {
 		return nil, false
 	}
-	probe, build := left, right
-	if !buildRight {
-		probe, build = right, left
-	}
-	if !singleTable(build.node) {
-		return nil, false
-	}
-	js, ok := newJoinScope(probe, build.node.Schema())
+	filters, edges, ok := t.classify(probe)
 	if !ok {
 		return nil, false
 	}
-	filters := probe.filters
-	for _, e := range above {
-		if !js.probeOnly(e) {
-			return nil, false
-		}
-		filters = append(filters, e)
+	order, ok := t.buildOrder(probe, edges)
+	if !ok {
+		return nil, false
 	}
-	var probeKeys, buildKeys []int
-	for _, e := range expression.SplitConjunction(j.Filter) {
-		p, b, ok := js.equality(e)
-		if !ok {
-			return nil, false
-		}
-		probeKeys, buildKeys = append(probeKeys, p), append(buildKeys, b)
+	js := newJoinScope(t, probe, order)
+	builds, ok := js.builds(edges)
+	if !ok {
+		return nil, false
 	}
 	groupBy, aggs, out, ok := js.aggregation(gb)
 	if !ok {
 		return nil, false
 	}
-	p, ok := scan.CompileJoinAggregate(js.probe, js.buildTypes, filters, probeKeys, buildKeys, groupBy, aggs)
+	for s := range builds { // the columns resolved since
+		builds[s].Types = js.sides[s].types
+		builds[s].Kind = t.leaves[js.sides[s].leaf].kind
+		l := t.leaves[js.sides[s].leaf]
+		if l.distinct && builds[s].Kind == scan.JoinInner && allKeys(builds[s]) && len(js.sides[s].idx) == len(l.node.Schema()) {
+			builds[s].Kind = scan.JoinSemi // one match, as distinct rows of key columns give
+		}
+	}
+	pl := t.leaves[probe]
+	p, ok := scan.CompileJoinAggregate(pl.table.CatalogSchema(), builds, append(pl.filters, filters...), groupBy, aggs)
 	if !ok {
 		return nil, false
 	}
-	return &vectorJoin{
-		schema: gb.Schema(), table: probe.table, plan: p, out: out,
-		buildIdx: js.buildIdx, buildSchema: js.buildSchema(),
-		path: joinPath{filtered: filtered, buildRight: buildRight}, orig: gb,
-	}, true
+	v := &vectorJoin{schema: gb.Schema(), table: pl.table, plan: p, out: out, orig: gb}
+	for s, sd := range js.sides {
+		l := t.leaves[sd.leaf]
+		cols := make([]sql.Column, len(sd.idx))
+		for k, i := range sd.idx {
+			cols[k] = *l.node.Schema()[i]
+		}
+		v.builds = append(v.builds, joinBuildSide{path: l.path, cols: cols, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd, builds[s])})
+	}
+	return v, true
 }
 
-// joinScope resolves the columns a join aggregation references to the
-// probe table's fields or to build columns (the build side's output
-// columns it needs, numbered in first-use order).
-type joinScope struct {
-	probeName  string
-	probe      *schema.Schema
-	build      sql.Schema
-	buildIdx   []int // build output column per build column
-	buildTypes []schema.Type
+// allKeys reports whether every column of a build side is one of its
+// keys.
+func allKeys(b scan.JoinBuild) bool {
+	for c := range b.Types {
+		if !slices.Contains(b.Keys, c) {
+			return false
+		}
+	}
+	return true
 }
 
-func newJoinScope(probe joinSide, build sql.Schema) (*joinScope, bool) {
-	if probe.name == "" {
-		return nil, false
+// collectPlan reads a build side that is a lakesql table on column
+// vectors, or is nil when its filters or columns need the row path (or
+// its Distinct does: build rows are then distinct).
+func collectPlan(l joinLeaf, sd buildCols, b scan.JoinBuild) *scan.CollectPlan {
+	if l.table == nil || l.distinct && b.Kind != scan.JoinSemi {
+		return nil
 	}
-	for _, c := range build { // a name both sides answer to is ambiguous
-		if strings.EqualFold(c.Source, probe.name) {
-			return nil, false
+	s := l.table.CatalogSchema()
+	cols := l.node.Schema()
+	fields := make([]int, len(sd.idx))
+	for k, i := range sd.idx {
+		c, ok := s.Column(cols[i].Name)
+		if !ok || c.Type.Kind != sd.types[k].Kind || c.Type.Scale != sd.types[k].Scale {
+			return nil
 		}
+		fields[k] = c.ID
 	}
-	return &joinScope{probeName: probe.name, probe: probe.table.CatalogSchema(), build: build}, true
-}
-
-// col resolves a column reference.
-func (js *joinScope) col(e sql.Expression) (scan.JoinCol, bool) {
-	gf, ok := e.(*expression.GetField)
-	if !ok || gf.Table() == "" {
-		return scan.JoinCol{}, false
-	}
-	if strings.EqualFold(gf.Table(), js.probeName) {
-		c, ok := js.probe.Column(gf.Name())
-		return scan.JoinCol{ID: c.ID}, ok
-	}
-	idx := -1
-	for i, c := range js.build {
-		if strings.EqualFold(c.Source, gf.Table()) && strings.EqualFold(c.Name, gf.Name()) {
-			if idx >= 0 {
-				return scan.JoinCol{}, false
-			}
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return scan.JoinCol{}, false
-	}
-	for k, i := range js.buildIdx {
-		if i == idx {
-			return scan.JoinCol{Build: true, ID: k}, true
-		}
-	}
-	t, ok := buildType(js.build[idx].Type)
+	cp, ok := scan.CompileCollect(s, l.filters, fields)
 	if !ok {
-		return scan.JoinCol{}, false
+		return nil
 	}
-	js.buildIdx = append(js.buildIdx, idx)
-	js.buildTypes = append(js.buildTypes, t)
-	return scan.JoinCol{Build: true, ID: len(js.buildIdx) - 1}, true
+	return cp
 }
 
-// buildType is the storage type of a build column of GMS type t: a type
-// scan holds exactly, strings only under a binary collation (scan
-// compares them byte-wise).
-func buildType(t sql.Type) (schema.Type, bool) {
-	ct, _, err := provider.CatalogType(t)
-	if err != nil {
-		return schema.Type{}, false
-	}
-	switch ct.Kind {
-	case schema.Bool, schema.Binary, schema.Time, schema.JSON:
-		return schema.Type{}, false
-	case schema.String:
-		st, ok := t.(sql.StringType)
-		if !ok || !strings.HasSuffix(st.Collation().Name(), "_bin") {
-			return schema.Type{}, false
-		}
-	}
-	return ct, true
-}
-
-// probeOnly reports whether every column e references is the probe's.
-func (js *joinScope) probeOnly(e sql.Expression) bool {
-	return !transform.InspectExpr(e, func(x sql.Expression) bool {
-		gf, ok := x.(*expression.GetField)
-		return ok && !strings.EqualFold(gf.Table(), js.probeName)
-	})
-}
-
-// equality reads probeColumn = buildColumn (either way round).
-func (js *joinScope) equality(e sql.Expression) (probeID, buildCol int, ok bool) {
-	eq, ok := e.(*expression.Equals)
-	if !ok {
-		return 0, 0, false
-	}
-	l, lok := js.col(eq.Left())
-	r, rok := js.col(eq.Right())
-	if !lok || !rok || l.Build == r.Build {
-		return 0, 0, false
-	}
-	if l.Build {
-		l, r = r, l
-	}
-	return l.ID, r.ID, true
-}
-
-// aggregation translates gb's grouping and selected expressions; out is
-// the result column of each selected expression.
-func (js *joinScope) aggregation(gb *plan.GroupBy) (groupBy []scan.JoinCol, aggs []scan.JoinAggSpec, out []int, ok bool) {
-	keyIndex := map[scan.JoinCol]int{}
-	for _, e := range gb.GroupByExprs {
-		c, ok := js.col(e)
-		if !ok {
-			return nil, nil, nil, false
-		}
-		keyIndex[c] = len(groupBy)
-		groupBy = append(groupBy, c)
-	}
-	out = make([]int, len(gb.SelectedExprs))
-	for i, e := range gb.SelectedExprs {
-		if al, ok := e.(*expression.Alias); ok {
-			e = al.Child
-		}
-		if _, isField := e.(*expression.GetField); isField {
-			c, ok := js.col(e)
-			k, isKey := keyIndex[c]
-			if !ok || !isKey {
-				return nil, nil, nil, false // a non-grouped column: GMS picks any row's
-			}
-			out[i] = k
-			continue
-		}
-		spec, ok := js.aggSpec(e)
-		if !ok {
-			return nil, nil, nil, false
-		}
-		out[i] = len(groupBy) + len(aggs)
-		aggs = append(aggs, spec)
-	}
-	return groupBy, aggs, out, true
-}
-
-// aggSpec translates one aggregate over a column of either side or an
-// arithmetic expression of probe columns.
-func (js *joinScope) aggSpec(e sql.Expression) (scan.JoinAggSpec, bool) {
-	kind, child, ok := aggKind(e)
-	if !ok || kind == scan.AggCountStar {
-		return scan.JoinAggSpec{Kind: kind}, ok
-	}
-	scale := resultScale(e)
-	if c, ok := js.col(child); ok {
-		return scan.JoinAggSpec{Kind: kind, Col: c, Scale: scale}, true
-	}
-	if !js.probeOnly(child) {
-		return scan.JoinAggSpec{}, false
-	}
-	x, ok := scan.CompileExpr(js.probe, child)
-	return scan.JoinAggSpec{Kind: kind, Expr: x, Scale: scale}, ok
-}
-
-// buildSchema is the catalog schema of the build record.
-func (js *joinScope) buildSchema() *schema.Schema {
-	s := &schema.Schema{}
-	for k, t := range js.buildTypes {
-		s.Columns = append(s.Columns, schema.Column{ID: k + 1, Name: fmt.Sprintf("b%d", k), Type: t, Nullable: true})
-	}
-	return s
-}
-
-// joinPath locates the build side in the replaced GroupBy, which GMS
-// rewrites (exec indexes) after planning.
-type joinPath struct {
-	filtered   bool // a Filter between the GroupBy and the join
-	buildRight bool
-}
-
-func (jp joinPath) build(orig sql.Node) (sql.Node, error) {
-	gb, ok := orig.(*plan.GroupBy)
-	if !ok {
-		return nil, fmt.Errorf("vectorised join: replaced plan is a %T", orig)
-	}
-	n := gb.Child
-	if f, ok := n.(*plan.Filter); ok && jp.filtered {
-		n = f.Child
-	}
-	j, ok := n.(*plan.JoinNode)
-	if !ok {
-		return nil, fmt.Errorf("vectorised join: join is a %T", n)
-	}
-	side := j.Left()
-	if jp.buildRight {
-		side = j.Right()
-	}
-	if hl, ok := side.(*plan.HashLookup); ok {
-		side = hl.Child
-	}
-	return side, nil
-}
-
-// vectorJoin is a GroupBy over an inner equi-join computed by scan's
-// vectorised join aggregation. Its child is the GroupBy replaced: GMS's
-// later rules (exec indexes) reach it, the build side runs from it, and
-// it runs whole when the build side is too large or the data needs the
-// row path.
+// vectorJoin is a GroupBy over a tree of inner equi-joins computed by
+// scan's vectorised join aggregation. Its child is the GroupBy replaced:
+// GMS's later rules (exec indexes) reach it, the build sides run from
+// it, and it runs whole when a build side is too large or the data
+// needs the row path.
 type vectorJoin struct {
-	schema      sql.Schema
-	table       *provider.Table // the probe side
-	plan        *scan.JoinAggPlan
-	out         []int
-	buildIdx    []int // build-side output column per build column
-	buildSchema *schema.Schema
-	path        joinPath
-	orig        sql.Node
-	exec        sql.NodeExecBuilder
+	schema sql.Schema
+	table  *provider.Table // the probe side
+	plan   *scan.JoinAggPlan
+	out    []int
+	builds []joinBuildSide // in probing order
+	orig   sql.Node
+	exec   sql.NodeExecBuilder
+}
+
+// joinBuildSide is one build side of a vectorJoin.
+type joinBuildSide struct {
+	path []int // from the replaced GroupBy to its node
+	// cols are the node's output columns read, by build column: found by
+	// name when it runs, since pruneJoinColumns may narrow the node's
+	// rows after the rule.
+	cols   []sql.Column
+	schema *schema.Schema
+	// collect, if set, reads the side (table, a lakesql table) on column
+	// vectors with its filters instead of running its node.
+	table   *provider.Table
+	collect *scan.CollectPlan
 }
 
 var _ sql.ExecSourceRel = (*vectorJoin)(nil)
@@ -394,11 +264,23 @@ func (v *vectorJoin) Schema() sql.Schema   { return v.schema }
 func (v *vectorJoin) Children() []sql.Node { return []sql.Node{v.orig} }
 func (v *vectorJoin) IsReadOnly() bool     { return true }
 
-// String shows the replaced plan too: it runs the build side, and runs
+// String shows the replaced plan too: it runs the build sides, and runs
 // whole on fallback.
 func (v *vectorJoin) String() string {
 	tp := sql.NewTreePrinter()
-	_ = tp.WriteNode("VectorJoinAggregate(probe %s)", v.table)
+	sides := make([]string, len(v.builds))
+	for k, b := range v.builds {
+		how := "row path"
+		if b.collect != nil {
+			how = "vectorised"
+		}
+		name := "?"
+		if n, err := b.node(v.orig); err == nil {
+			name = sideOf(nil, n).name
+		}
+		sides[k] = name + " " + how
+	}
+	_ = tp.WriteNode("VectorJoinAggregate(probe %s, build %s)", v.table, strings.Join(sides, ", "))
 	_ = tp.WriteChildren(v.orig.String())
 	return tp.String()
 }
@@ -412,24 +294,33 @@ func (v *vectorJoin) WithChildren(children ...sql.Node) (sql.Node, error) {
 	return &cp, nil
 }
 
-// RowIter builds the hash table, probes the table and aggregates, or
-// runs the replaced plan when the build side is too large, holds a value
+// RowIter builds the hash tables, probes the table and aggregates, or
+// runs the replaced plan when a build side is too large, holds a value
 // scan would not store exactly, or the data needs the row path
 // (scan.ErrOverflow).
 func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	build, ok, err := v.buildRecord(ctx, row, joinBuildRows(ctx))
-	if err != nil {
-		return nil, err
+	builds := make([]arrow.Record, 0, len(v.builds))
+	defer func() {
+		for _, b := range builds {
+			b.Release()
+		}
+	}()
+	limit := joinBuildRows(ctx)
+	for _, b := range v.builds {
+		rec, ok, err := v.buildRecord(ctx, b, row, limit)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return v.exec.Build(ctx, v.orig, row)
+		}
+		builds = append(builds, rec)
 	}
-	if !ok {
-		return v.exec.Build(ctx, v.orig, row)
-	}
-	defer build.Release()
 	in, err := v.table.AggInput(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, in, build)
+	rows, st, err := v.plan.Run(ctx, in, builds)
 	v.table.ReportScan(ctx, st)
 	if errors.Is(err, scan.ErrOverflow) {
 		return v.exec.Build(ctx, v.orig, row)
@@ -440,22 +331,69 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	return sql.RowsToRowIter(project(rows, v.out)...), nil
 }
 
-// buildRecord runs the build side on the row path and collects the build
+// node is the build side's node in the replaced plan.
+func (b joinBuildSide) node(orig sql.Node) (sql.Node, error) {
+	n := orig
+	for _, i := range b.path {
+		ch := n.Children()
+		if i >= len(ch) {
+			return nil, fmt.Errorf("vectorised join: no input %d under %T", i, n)
+		}
+		n = ch[i]
+	}
+	return n, nil
+}
+
+// columns finds the build columns in the schema of the side's node.
+func (b joinBuildSide) columns(sch sql.Schema) ([]int, bool) {
+	idx := make([]int, len(b.cols))
+	for k, c := range b.cols {
+		idx[k] = -1
+		for i, x := range sch {
+			if strings.EqualFold(x.Source, c.Source) && strings.EqualFold(x.Name, c.Name) {
+				idx[k] = i
+				break
+			}
+		}
+		if idx[k] < 0 {
+			return nil, false
+		}
+	}
+	return idx, true
+}
+
+// buildRecord runs a build side on the row path and collects its build
 // columns, or reports false when it has more than limit rows or a value
 // the build record would not hold exactly.
-func (v *vectorJoin) buildRecord(ctx *sql.Context, row sql.Row, limit int64) (arrow.Record, bool, error) {
-	n, err := v.path.build(v.orig)
+func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row, limit int64) (arrow.Record, bool, error) {
+	if b.collect != nil {
+		in, err := b.table.AggInput(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		rec, st, ok, err := b.collect.Collect(ctx, in, limit)
+		b.table.ReportScan(ctx, st)
+		if err != nil {
+			return nil, false, sqlerr.Wrap(err)
+		}
+		return rec, ok, nil
+	}
+	n, err := b.node(v.orig)
 	if err != nil {
 		return nil, false, err
+	}
+	idx, ok := b.columns(n.Schema())
+	if !ok || !singleTable(n) { // the plan changed shape after the rule
+		return nil, false, nil
 	}
 	iter, err := v.exec.Build(ctx, n, row)
 	if err != nil {
 		return nil, false, fmt.Errorf("vectorised join build side: %w", err)
 	}
 	defer iter.Close(ctx)
-	rb := provider.NewRowBuilder(v.buildSchema)
+	rb := provider.NewRowBuilder(b.schema)
 	defer rb.Release()
-	vals := make(sql.Row, len(v.buildIdx))
+	vals := make(sql.Row, len(idx))
 	for {
 		r, err := iter.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -467,9 +405,9 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, row sql.Row, limit int64) (ar
 		if int64(rb.Len()) >= limit {
 			return nil, false, nil
 		}
-		for k, i := range v.buildIdx {
+		for k, i := range idx {
 			vals[k] = r[i]
-			if !holdsExactly(v.buildSchema.Columns[k].Type, r[i]) {
+			if !holdsExactly(b.schema.Columns[k].Type, r[i]) {
 				return nil, false, nil
 			}
 		}
