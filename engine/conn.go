@@ -114,7 +114,7 @@ func (c *Conn) Exec(ctx context.Context, query string) error {
 // newContext makes a context per statement: GMS fixes NOW() when the
 // context is made.
 func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
-	sctx := sql.NewContext(ctx, sql.WithSession(c.sess), sql.WithQuery(query),
+	sctx := newQueryContext(ctx, sql.WithSession(c.sess), sql.WithQuery(query),
 		sql.WithProcessList(c.e.gms.ProcessList), sql.WithMemoryManager(c.e.gms.MemoryManager))
 	sctx.SetCurrentDatabase(c.sess.BaseSession.GetCurrentDatabase())
 	return sctx

@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/go-mysql-server/sql/variables"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/blob/gcs"
@@ -24,6 +25,7 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/meta/firestore"
 	"github.com/lakesql/lakesql/catalogstore/meta/sqlite"
 	"github.com/lakesql/lakesql/ddl"
+	"github.com/lakesql/lakesql/engine/bounded"
 	"github.com/lakesql/lakesql/engine/jobs"
 	"github.com/lakesql/lakesql/engine/rewrite"
 	"github.com/lakesql/lakesql/mysqlfix"
@@ -80,6 +82,13 @@ type Config struct {
 	// CompactionMemory bounds, in bytes, what a CALL compaction holds in
 	// memory (0: maintenance.DefaultRAMMB MiB).
 	CompactionMemory int64
+	// QueryMemory is the default per-query memory budget in bytes (the
+	// global lakesql_query_memory; 0: a quarter of the machine's memory,
+	// read once here). Sessions may change theirs.
+	QueryMemory int64
+	// SpillDir is where sorts past the budget write their runs (empty:
+	// the OS's temporary folder).
+	SpillDir string
 	// Jobs says how materialized-view refreshes run and where alerts go
 	// (the zero value: an in-process pool, alerts on stdout).
 	Jobs jobs.Config
@@ -153,14 +162,14 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	initVariables()
+	initVariables(cfg)
 	e.prov = provider.New(e.cat)
 	e.close = append(e.close, e.prov.Close)
 	registerProcedures(e)
 	installAuth()
 	a := rewrite.AddRules(mysqlfix.AddRules(analyzer.NewBuilder(e.prov)).AddPreAnalyzeRule(ruleEnforceEgress, enforceEgress).
 		AddPreAnalyzeRule(ruleCanonicalGrants, canonicalGrants).AddPreAnalyzeRule(ruleFileGuard, fileGuard(cfg))).Build()
-	a.ExecBuilder = guardedBuilder{inner: mysqlfix.StrictWrites{Inner: mysqlfix.CSVLoads{Inner: mysqlfix.CSVOutfiles{Inner: mysqlfix.TraditionalExplain{Inner: mysqlfix.TimeTypeNames{Inner: a.ExecBuilder}}}}}}
+	a.ExecBuilder = guardedBuilder{inner: mysqlfix.StrictWrites{Inner: mysqlfix.CSVLoads{Inner: mysqlfix.CSVOutfiles{Inner: mysqlfix.TraditionalExplain{Inner: mysqlfix.TimeTypeNames{Inner: bounded.NewBuilder(cfg.SpillDir)}}}}}}
 	e.prov.SetFileGuard(mysqlfix.FileGuard{Dir: cfg.SecureFilePriv, ReadOnly: cfg.ReadOnly, Users: a.Catalog.MySQLDb})
 	// Table statistics from the manifests (and ANALYZE TABLE) for GMS's
 	// planner and information_schema.column_statistics.
@@ -280,7 +289,7 @@ const SysVarWorkspace = "lakehouse_workspace"
 
 // initVariables registers lakesql's system variables in GMS's registry
 // (a process-wide GMS global) and brands the server.
-func initVariables() {
+func initVariables(cfg Config) {
 	if sql.SystemVariables == nil {
 		variables.InitSystemVariables()
 	}
@@ -298,6 +307,8 @@ func initVariables() {
 			Type: types.NewSystemBoolType(rewrite.SysVarJoinRewrites), Default: int8(1)},
 		{Name: rewrite.SysVarStatsCoster, Scope: both, Dynamic: true,
 			Type: types.NewSystemBoolType(rewrite.SysVarStatsCoster), Default: int8(1)},
+		{Name: SysVarQueryMemory, Scope: both, Dynamic: true,
+			Type: types.NewSystemIntType(SysVarQueryMemory, 0, 1<<62, false), Default: queryMemoryDefault(cfg)},
 	} {
 		// The registry is process-wide: a second engine finds them there.
 		if _, _, ok := sql.SystemVariables.GetGlobal(v.Name); !ok {
@@ -305,11 +316,25 @@ func initVariables() {
 		}
 	}
 	_ = sql.SystemVariables.AssignValues(map[string]any{"version_comment": "lakesql"})
+	// An engine configured with a budget sets the process's global one
+	// (the registry is shared: the first engine registered the default).
+	if cfg.QueryMemory > 0 {
+		_ = sql.SystemVariables.AssignValues(map[string]any{SysVarQueryMemory: cfg.QueryMemory})
+	}
 	// MySQL 8's max_allowed_packet (GMS starts at 1 GiB), unless a SET
 	// GLOBAL in this process chose otherwise.
 	if _, v, _ := sql.SystemVariables.GetGlobal("max_allowed_packet"); v == int64(1<<30) {
 		_ = sql.SystemVariables.AssignValues(map[string]any{"max_allowed_packet": int64(DefaultMaxAllowedPacket)})
 	}
+}
+
+// queryMemoryDefault is Config.QueryMemory, else a quarter of the
+// machine's memory.
+func queryMemoryDefault(cfg Config) int64 {
+	if cfg.QueryMemory > 0 {
+		return cfg.QueryMemory
+	}
+	return budget.DefaultLimit()
 }
 
 // DefaultMaxAllowedPacket is MySQL 8's max_allowed_packet default (64 MiB).

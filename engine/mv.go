@@ -174,7 +174,7 @@ func (e *Engine) subSession(client sql.Client, ws, db string) *Session {
 }
 
 func (e *Engine) queryContext(ctx context.Context, s *Session, query string) *sql.Context {
-	sctx := sql.NewContext(ctx, sql.WithSession(s), sql.WithQuery(query),
+	sctx := newQueryContext(ctx, sql.WithSession(s), sql.WithQuery(query),
 		sql.WithProcessList(e.gms.ProcessList), sql.WithMemoryManager(e.gms.MemoryManager))
 	sctx.SetCurrentDatabase(s.GetCurrentDatabase())
 	return sctx

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
@@ -361,9 +362,16 @@ func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, builds []arrow.Reco
 	if len(builds) != len(jp.stages) {
 		return nil, Stats{}, fmt.Errorf("join has %d build sides, want %d", len(builds), len(jp.stages))
 	}
+	// The build indexes: key tables, chains and groups, some 40 bytes a
+	// row (the build records are their caller's to charge).
+	charge := budget.From(ctx).NewCharge("hash join build")
+	defer charge.Close()
 	bs := make([]*joinBuild, len(builds))
 	empty := false
 	for s, rec := range builds {
+		if err := charge.Grow(40 * rec.NumRows()); err != nil {
+			return nil, Stats{}, err
+		}
 		b, err := jp.prepare(s, rec)
 		if err != nil {
 			return nil, Stats{}, err
@@ -508,9 +516,13 @@ func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f ma
 		return nil, Stats{}, err
 	}
 	defer r.Close()
-	pr := jp.newProber(p, bs, ev)
+	pr := jp.newProber(ctx, p, bs, ev)
 	var sel []int32
 	for {
+		if err := ctx.Err(); err != nil { // KILL QUERY
+			pr.pt.charge.Close()
+			return nil, Stats{}, err
+		}
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return pr.pt, st, nil
@@ -522,7 +534,11 @@ func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f ma
 		pr.lv[0].probe = sel
 		err = pr.probe(rec, 0)
 		rec.Release()
+		if err == nil {
+			err = pr.pt.err
+		}
 		if err != nil {
+			pr.pt.charge.Close()
 			return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 	}

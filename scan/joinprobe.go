@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -39,7 +40,7 @@ type prober struct {
 	local []int32
 }
 
-func (jp *JoinAggPlan) newProber(p *AggPlan, bs []*joinBuild, ev *evaluator) *prober {
+func (jp *JoinAggPlan) newProber(ctx context.Context, p *AggPlan, bs []*joinBuild, ev *evaluator) *prober {
 	pr := &prober{jp: jp, p: p, bs: bs, ev: ev, lv: make([]tuples, len(bs)+1)}
 	for s := range pr.lv {
 		pr.lv[s].build = make([][]int32, len(bs))
@@ -47,7 +48,7 @@ func (jp *JoinAggPlan) newProber(p *AggPlan, bs []*joinBuild, ev *evaluator) *pr
 			pr.lv[s].batch = make([]keyVals, len(jp.stages[s].keys))
 		}
 	}
-	pr.pt = p.newPartial()
+	pr.pt = p.newPartial(ctx)
 	switch {
 	case len(p.groupBy) == 0:
 		pr.pt.group0()
@@ -255,6 +256,7 @@ func (pr *prober) assignBuilt(gid []int32, rows []int32) []int32 {
 			for _, acc := range pt.accs {
 				acc.grow(pt.tab.n)
 			}
+			pt.charged(int(l))
 		}
 		gid = append(gid, l)
 	}

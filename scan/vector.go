@@ -22,6 +22,7 @@ import (
 	"github.com/shopspring/decimal"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
@@ -421,6 +422,13 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 			return err
 		})
 	}
+	defer func() {
+		for _, pt := range parts {
+			if pt != nil {
+				pt.charge.Close()
+			}
+		}
+	}()
 	if err := g.Wait(); err != nil {
 		return nil, st, err
 	}
@@ -429,13 +437,18 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 			return nil, st, fmt.Errorf("%w: an aggregate met a value GMS's row path rejects", ErrOverflow)
 		}
 	}
-	out := p.newPartial()
+	out := p.newPartial(ctx)
+	defer out.charge.Close()
 	if len(p.groupBy) == 0 {
 		out.group0()
 	}
 	for i, pt := range parts {
 		st.add(fst[i])
 		out.mergeFrom(pt)
+		pt.charge.Close() // merged: its groups are out's now
+		if out.err != nil {
+			return nil, st, out.err
+		}
 	}
 	return out.rows(), st, nil
 }
@@ -449,12 +462,16 @@ func (p *AggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, 
 		return nil, Stats{}, err
 	}
 	defer r.Close()
-	pt := p.newPartial()
+	pt := p.newPartial(ctx)
 	if len(p.groupBy) == 0 {
 		pt.group0()
 	}
 	var sel, gid []int32
 	for {
+		if err := ctx.Err(); err != nil { // KILL QUERY
+			pt.charge.Close()
+			return nil, Stats{}, err
+		}
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return pt, st, nil
@@ -465,6 +482,11 @@ func (p *AggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, 
 		sel = selectRows(rec, p.vpreds, sel)
 		if len(sel) > 0 {
 			gid = pt.assign(rec, sel, gid[:0])
+			if pt.err != nil {
+				rec.Release()
+				pt.charge.Close()
+				return nil, Stats{}, pt.err
+			}
 			if err := p.update(pt, ev, rec, sel, gid); err != nil {
 				rec.Release()
 				return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
@@ -551,10 +573,16 @@ type partial struct {
 	tab  groupTable
 	accs []accum
 	hbuf []uint64
+	// charge holds the partial's groups against the query's budget; err
+	// is the budget error of the first group that did not fit.
+	charge *budget.Charge
+	err    error
 }
 
-func (p *AggPlan) newPartial() *partial {
-	pt := &partial{p: p}
+// newPartial makes an empty partial whose groups are charged to ctx's
+// query budget.
+func (p *AggPlan) newPartial(ctx context.Context) *partial {
+	pt := &partial{p: p, charge: budget.From(ctx).NewCharge("aggregation")}
 	pt.tab.init(p.keyTypes, p.seed)
 	for j, a := range p.aggs {
 		var t schema.Type
@@ -566,6 +594,19 @@ func (p *AggPlan) newPartial() *partial {
 		pt.accs = append(pt.accs, newAccum(a.Kind, t, a.Scale))
 	}
 	return pt
+}
+
+// groupBytes estimates what one group holds: its key columns in the
+// table, hash, slots and accumulator cells.
+func (p *AggPlan) groupBytes() int64 {
+	return 24 + 24*int64(len(p.keyTypes)) + 24*int64(len(p.aggs))
+}
+
+// charged charges the groups added since the table had before of them.
+func (pt *partial) charged(before int) {
+	if pt.err == nil && pt.tab.n > before {
+		pt.err = pt.charge.Grow(int64(pt.tab.n-before) * pt.p.groupBytes())
+	}
 }
 
 // group0 creates the single group of an aggregation without GROUP BY.
@@ -605,11 +646,14 @@ func (pt *partial) groups(h []uint64, gid []int32) []int32 {
 		for _, acc := range pt.accs {
 			acc.grow(pt.tab.n)
 		}
+		pt.charged(before)
 	}
 	return gid
 }
 
 func (pt *partial) mergeFrom(o *partial) {
+	before := pt.tab.n
+	defer pt.charged(before)
 	remap := pt.tab.mergeKeys(&o.tab)
 	for j, a := range pt.accs {
 		a.grow(pt.tab.n)

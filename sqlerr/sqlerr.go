@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
@@ -85,6 +86,7 @@ var table = []struct {
 	{mysqlfix.ErrReadOnlyFile, Code{1290, "HY000"}},                           // ER_OPTION_PREVENTS_STATEMENT
 	{mysqlfix.ErrCSV, Code{1366, "HY000"}},                                    // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: malformed input
 	{mysqlfix.ErrExplainWrites, Code{mysql.ERNotSupportedYet, "42000"}},
+	{budget.ErrExceeded, Code{1038, "HY001"}}, // ER_OUT_OF_SORTMEMORY: the query's memory budget
 	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
 	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE
 }

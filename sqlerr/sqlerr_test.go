@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/catalogstore/blob"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
@@ -65,6 +66,7 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{fmt.Errorf("read x.parquet: row group 0: %w", datafile.ErrChecksum), 1194},
 		{fmt.Errorf("write data file for d.t: put k: %w (no space left on device)", blob.ErrNoSpace), 1114},
 		{fmt.Errorf("write data file for d.t: put k: %w (read-only file system)", blob.ErrReadOnly), 1036},
+		{&budget.ExceededError{Op: "sort", Limit: 1 << 20, Want: 4096}, 1038},
 	}
 	for _, c := range cases {
 		got := Remap(sql.CastSQLError(c.err))

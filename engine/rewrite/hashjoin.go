@@ -1,7 +1,9 @@
 package rewrite
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/mysqlfix"
 )
 
@@ -247,7 +250,7 @@ func (k *keyedLookup) table(ctx *sql.Context, row sql.Row) (*keyedTable, error) 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := sql.RowIterToRows(ctx, iter)
+	rows, err := chargedRows(ctx, iter)
 	if err != nil {
 		return nil, err
 	}
@@ -266,6 +269,51 @@ func (k *keyedLookup) table(ctx *sql.Context, row sql.Row) (*keyedTable, error) 
 	}
 	k.state.table = t
 	return t, nil
+}
+
+// chargedRows reads iter to the end and closes it, charging every row to
+// the query's budget for as long as the query lasts (the table is kept
+// until the plan is disposed), and stopping on KILL QUERY.
+func chargedRows(ctx *sql.Context, iter sql.RowIter) (rows []sql.Row, err error) {
+	defer func() {
+		if cerr := iter.Close(ctx); err == nil {
+			err = cerr
+		}
+	}()
+	acct := budget.From(ctx)
+	for i := 0; ; i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		r, err := iter.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := acct.Grow("hash join build", keyedRowBytes(r)); err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+}
+
+// keyedRowBytes estimates a kept row: its slice, values, and its share
+// of the key map (entry and key bytes).
+func keyedRowBytes(r sql.Row) int64 {
+	n := int64(24 + 24*len(r) + 48)
+	for _, v := range r {
+		switch x := v.(type) {
+		case string:
+			n += int64(len(x))
+		case []byte:
+			n += int64(len(x))
+		}
+	}
+	return n
 }
 
 // key evaluates the key columns on row: null when one is NULL, ok false

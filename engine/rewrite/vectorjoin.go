@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/lakesql/lakesql/catalogstore/schema"
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
@@ -306,6 +307,9 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 		}
 	}()
 	limit := joinBuildRows(ctx)
+	// The build records are charged while the query holds them.
+	charge := budget.From(ctx).NewCharge("hash join build")
+	defer charge.Close()
 	for _, b := range v.builds {
 		rec, ok, err := v.buildRecord(ctx, b, row, limit)
 		if err != nil {
@@ -315,6 +319,9 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 			return v.exec.Build(ctx, v.orig, row)
 		}
 		builds = append(builds, rec)
+		if err := charge.Grow(recordBytes(rec)); err != nil {
+			return nil, sqlerr.Wrap(err)
+		}
 	}
 	in, err := v.table.AggInput(ctx)
 	if err != nil {
@@ -394,7 +401,12 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 	rb := provider.NewRowBuilder(b.schema)
 	defer rb.Release()
 	vals := make(sql.Row, len(idx))
-	for {
+	for i := 0; ; i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil { // KILL QUERY
+				return nil, false, err
+			}
+		}
 		r, err := iter.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			return rb.Record(), true, nil
@@ -415,6 +427,31 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 			return nil, false, nil // not stored exactly: the row path decides
 		}
 	}
+}
+
+// recordBytes is what a build record's buffers hold.
+func recordBytes(rec arrow.Record) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += arrayBytes(c.Data())
+	}
+	return n
+}
+
+func arrayBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += arrayBytes(c)
+	}
+	if dict := d.Dictionary(); dict != nil {
+		n += arrayBytes(dict)
+	}
+	return n
 }
 
 // holdsExactly reports whether a value of a build column of type t

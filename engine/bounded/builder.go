@@ -1,0 +1,42 @@
+package bounded
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
+)
+
+// NewBuilder returns GMS's row builder with the bounded operators in
+// place of GMS's own; sorts past the budget spill into spillDir (empty:
+// the OS's temporary folder).
+func NewBuilder(spillDir string) sql.NodeExecBuilder {
+	o := &override{spillDir: spillDir}
+	o.base = rowexec.NewOverrideBuilder(o)
+	return o.base
+}
+
+// override is the rowexec override: it builds the operators it bounds
+// (their children through base, so they are bounded too) and answers nil
+// for every other node, which GMS then builds itself.
+type override struct {
+	base     sql.NodeExecBuilder
+	spillDir string
+}
+
+// checkEvery is how many rows a build loop reads between looks at the
+// query's context (KILL QUERY, a client gone).
+const checkEvery = 1024
+
+func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	switch n := n.(type) {
+	case *plan.Sort:
+		return o.buildSort(ctx, n, row)
+	case *plan.HashLookup:
+		return o.buildHashLookup(ctx, n, row)
+	case *plan.GroupBy:
+		return o.buildGroupBy(ctx, n, row)
+	case *plan.CachedResults:
+		return o.buildCachedResults(ctx, n, row)
+	}
+	return nil, nil
+}

@@ -1,0 +1,19 @@
+// Package bounded runs GMS's memory-holding row operators within the
+// query's memory budget (package budget): it is GMS's exec-builder
+// override (rowexec.NewOverrideBuilder), so one hook covers every plan,
+// subqueries included, without patching GMS.
+//
+//   - sort.go: ORDER BY (plan.Sort) charges the rows it buffers; past the
+//     budget it sorts them into a run on disk and goes on, then merges the
+//     runs (an external merge sort, stable like GMS's sort.Stable, so the
+//     answer is the one GMS gives in memory).
+//   - hashlookup.go: the build side of a row-path hash join
+//     (plan.HashLookup) charges every row it keeps; past the budget the
+//     query fails with budget.ErrExceeded.
+//   - groupby.go: GROUP BY charges every group it creates.
+//   - cached.go: a materialised subquery (plan.CachedResults) charges what
+//     it caches; past the budget it stops caching and re-runs its child,
+//     as GMS does when its memory manager runs out.
+//
+// Every build loop checks the query's context, so KILL QUERY stops it.
+package bounded
