@@ -22,8 +22,12 @@ func (o *override) buildSort(ctx *sql.Context, n *plan.Sort, row sql.Row) (sql.R
 	if err != nil {
 		return nil, err
 	}
+	return newSortIter(ctx, n.SortFields, child, o.spillDir), nil
+}
+
+func newSortIter(ctx *sql.Context, fields sql.SortFields, child sql.RowIter, dir string) *sortIter {
 	acct := budget.From(ctx)
-	return &sortIter{fields: n.SortFields, child: child, dir: o.spillDir, acct: acct, charge: acct.NewCharge("sort")}, nil
+	return &sortIter{fields: fields, child: child, dir: dir, acct: acct, charge: acct.NewCharge("sort")}
 }
 
 // sortIter is ORDER BY within the budget: it buffers and charges rows;
@@ -44,6 +48,7 @@ type sortIter struct {
 	pos     int
 	runs    []*run
 	merge   *merger
+	spilled int // runs written, intermediate merges included
 }
 
 func (s *sortIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -136,6 +141,7 @@ func (s *sortIter) spill(ctx *sql.Context) error {
 		return err
 	}
 	s.runs = append(s.runs, rn)
+	s.spilled++
 	clear(s.rows)
 	s.rows = s.rows[:0]
 	s.charge.Close()
@@ -187,6 +193,7 @@ func (s *sortIter) mergeToRun(ctx *sql.Context, runs []*run) (*run, error) {
 		}
 		r, err := m.next()
 		if errors.Is(err, io.EOF) {
+			s.spilled++
 			return w.finish()
 		}
 		if err == nil {
@@ -213,12 +220,13 @@ func (s *sortIter) Close(ctx *sql.Context) error {
 }
 
 // mergeFanIn is how many runs a merge reads at once: as many read
-// buffers as half the budget holds, at least 2.
+// buffers as the budget holds beside a writer's, at least 2 (a budget
+// below three buffers cannot merge and fails).
 func mergeFanIn(a *budget.Account) int {
 	if a.Limit() <= 0 {
 		return maxFanIn
 	}
-	return int(max(2, min(maxFanIn, a.Limit()/2/runBuf)))
+	return int(max(2, min(maxFanIn, a.Limit()/runBuf-1)))
 }
 
 // sorter is GMS's row comparison (expression.Sorter: NULL ordering,

@@ -1,0 +1,159 @@
+package engine_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/lakesql/lakesql/budget"
+	"github.com/lakesql/lakesql/engine"
+	"github.com/lakesql/lakesql/engine/enginetest"
+)
+
+// budgetRows is the size of the table the budget tests run over: 30,000
+// rows of about 100 bytes, several MiB in memory, against a budget of
+// 1 MiB.
+const budgetRows = 30000
+
+const smallBudget = "SET lakesql_query_memory = 1048576"
+
+var budgetSetup = []string{
+	"CREATE DATABASE d",
+	"CREATE TABLE d.t (a BIGINT, g BIGINT, s VARCHAR(200))",
+	// A recursive CTE stops at 1,000 rows: cross two.
+	fmt.Sprintf("INSERT INTO d.t WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM r WHERE n < 199), "+
+		"k AS (SELECT x.n * 150 + y.n + 1 AS n FROM r x JOIN r y ON y.n < 150) "+
+		"SELECT n, n %% 100, CONCAT(LPAD(CAST((n * 7919) %% %d AS CHAR), 8, '0'), REPEAT('x', 80)) FROM k", budgetRows),
+}
+
+const budgetErr = "1038 " + budget.SysVar
+
+// budgetScript: past a 1 MiB budget every memory-holding operator that
+// cannot spill fails with 1038 naming the variable, and the session
+// answers its next query.
+var budgetScript = scriptTest{
+	name:  "query memory budget",
+	setup: budgetSetup,
+	checks: []check{
+		{query: "SELECT @@lakesql_query_memory > 1048576", want: []string{"1"}},
+		{query: smallBudget},
+		{query: "SELECT @@lakesql_query_memory", want: []string{"1048576"}},
+		// Vectorised join aggregate: the build side.
+		{query: "SELECT COUNT(*) FROM d.t x JOIN d.t y ON x.a = y.a", wantErr: budgetErr},
+		{query: "SELECT COUNT(*), MAX(a) FROM d.t", want: []string{"30000|30000"}},
+		// Vectorised aggregate: its group table.
+		{query: "SELECT a, COUNT(*) FROM d.t GROUP BY a", wantErr: budgetErr},
+		{query: "SELECT g, COUNT(*) FROM d.t WHERE g < 3 GROUP BY g", want: []string{"0|300", "1|300", "2|300"}},
+		// Row path: GMS's hash join build (HashLookup) and GROUP BY in a
+		// subquery.
+		{query: "SELECT x.a, y.g FROM d.t x JOIN d.t y ON x.s = y.s", wantErr: budgetErr},
+		{query: "SELECT COUNT(*) FROM (SELECT s, COUNT(*) AS c FROM d.t GROUP BY s) q", wantErr: budgetErr},
+		// A sort spills instead.
+		{query: "SELECT COUNT(*), MIN(a) FROM (SELECT a, s FROM d.t ORDER BY s DESC, a) q", want: []string{"30000|1"}},
+		{query: "SET lakesql_query_memory = DEFAULT"},
+		{query: "SELECT COUNT(*) FROM d.t x JOIN d.t y ON x.a = y.a", want: []string{"30000"}},
+		{query: "SELECT COUNT(*) FROM (SELECT s, COUNT(*) AS c FROM d.t GROUP BY s) q", want: []string{"30000"}},
+	},
+}
+
+func TestQueryBudget_FailsCleanlyAndSessionGoesOn(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) {
+		runScript(t, budgetScript.name, embedded(t, enginetest.Open(t)), budgetScript)
+	})
+	t.Run("wire", func(t *testing.T) {
+		h, _ := serve(t, enginetest.Open(t), "")
+		runScript(t, budgetScript.name, wire(t, h), budgetScript)
+	})
+}
+
+// TestQueryBudget_SpilledSortAnswersAsInMemory: an ORDER BY over several
+// times the budget returns the rows, in order, that it returns without
+// one.
+func TestQueryBudget_SpilledSortAnswersAsInMemory(t *testing.T) {
+	e := enginetest.Open(t)
+	conn := e.Connect("root")
+	defer conn.Close()
+	ctx := context.Background()
+	// Rows rendered by Go's %v: both runs render alike, and Result.Text
+	// would make a context per cell.
+	run := func(q string) []string {
+		t.Helper()
+		rs, err := conn.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var out []string
+		for _, r := range rs[len(rs)-1].Rows {
+			out = append(out, fmt.Sprint(r...))
+		}
+		return out
+	}
+	for _, q := range budgetSetup {
+		run(q)
+	}
+	for _, q := range []string{
+		"SELECT a, g, s FROM d.t ORDER BY s DESC, a",
+		"SELECT a, g FROM d.t ORDER BY g, a DESC",
+		"SELECT g, s FROM d.t WHERE a % 3 = 0 ORDER BY g DESC, s",
+	} {
+		free := run(q)
+		run(smallBudget)
+		bounded := run(q)
+		run("SET lakesql_query_memory = DEFAULT")
+		if len(free) < budgetRows/3 || strings.Join(free, "\n") != strings.Join(bounded, "\n") {
+			t.Fatalf("%s: %d rows within the budget differ from %d without", q, len(bounded), len(free))
+		}
+	}
+}
+
+// TestQueryBudget_OtherSessionsKeepWorking: one session's budget and its
+// failures are its own; a session on the default budget runs the same
+// query meanwhile, over the wire.
+func TestQueryBudget_OtherSessionsKeepWorking(t *testing.T) {
+	e := enginetest.Open(t)
+	small, addr := serve(t, e, "")
+	other := openWire(t, addr)
+	for _, q := range budgetSetup {
+		if _, err := wire(t, small)(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	runScript(t, "small session", wire(t, small), scriptTest{checks: []check{
+		{query: smallBudget},
+		{query: "SELECT a, COUNT(*) FROM d.t GROUP BY a", wantErr: budgetErr},
+	}})
+	runScript(t, "other session", wire(t, other), scriptTest{checks: []check{
+		{query: "SELECT @@lakesql_query_memory > 1048576", want: []string{"1"}},
+		{query: "SELECT COUNT(*) FROM (SELECT a, COUNT(*) FROM d.t GROUP BY a) q", want: []string{"30000"}},
+		{query: "SELECT COUNT(*) FROM d.t x JOIN d.t y ON x.s = y.s", want: []string{"30000"}},
+	}})
+	runScript(t, "small session again", wire(t, small), scriptTest{checks: []check{
+		{query: "SELECT COUNT(*) FROM d.t x JOIN d.t y ON x.a = y.a", wantErr: budgetErr},
+		{query: "SELECT COUNT(*) FROM d.t WHERE g = 7", want: []string{"300"}},
+	}})
+	// The embedded API has the same variable and default.
+	conn := e.Connect("root")
+	defer conn.Close()
+	r, err := conn.QueryOne(context.Background(), "SELECT @@"+engine.SysVarQueryMemory+" > 0")
+	if err != nil || len(r.Rows) != 1 {
+		t.Fatalf("embedded: %v %v", r.Rows, err)
+	}
+}
+
+// openWire opens a second session (one connection) to the server at addr.
+func openWire(t *testing.T, addr string) *sql.DB {
+	t.Helper()
+	cfg := gomysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr = "root", "tcp", addr
+	h, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetMaxOpenConns(1)
+	t.Cleanup(func() { h.Close() })
+	return h
+}
