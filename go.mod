@@ -6,6 +6,7 @@ require (
 	cloud.google.com/go/firestore v1.29.2
 	cloud.google.com/go/storage v1.71.0
 	github.com/apache/arrow-go/v18 v18.9.0
+	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/chzyer/readline v1.5.1
 	github.com/dolthub/go-mysql-server v0.20.0
 	github.com/dolthub/sqllogictest/go v0.0.0-20240618184124-ca47f9354216
@@ -43,7 +44,6 @@ require (
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/internal/resourcemapping v0.62.0 // indirect
 	github.com/andybalholm/brotli v1.3.0 // indirect
 	github.com/apache/thrift v0.25.0 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/cncf/xds/go v0.0.0-20260202195803-dba9d589def2 // indirect
 	github.com/dolthub/flatbuffers/v23 v23.3.3-dh.2 // indirect

@@ -16,6 +16,11 @@ import (
 const (
 	envRootPassword  = "LAKESQL_ROOT_PASSWORD"
 	envCompactionRAM = "LAKESQL_COMPACTION_RAM_MB"
+	// envQueryMemory is the default per-query memory budget
+	// (lakesql_query_memory) in MiB; unset: a quarter of the machine's.
+	envQueryMemory = "LAKESQL_QUERY_MEMORY_MB"
+	// envSpillDir is where sorts past the budget write their runs.
+	envSpillDir = "LAKESQL_SPILL_DIR"
 )
 
 // envSettings is what the environment configures.
@@ -24,17 +29,21 @@ type envSettings struct {
 	rootPassword string
 	// compactionMemory in bytes (0: the default).
 	compactionMemory int64
+	// queryMemory in bytes (0: the default); spillDir ("" : the OS's
+	// temporary folder).
+	queryMemory int64
+	spillDir    string
 }
 
 // readEnv reads the settings through getenv (os.Getenv; a map in tests).
 func readEnv(getenv func(string) string) (envSettings, error) {
-	s := envSettings{rootPassword: getenv(envRootPassword)}
-	if v := strings.TrimSpace(getenv(envCompactionRAM)); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			return s, fmt.Errorf("%w: %s=%q must be a positive number of MiB", catalogstore.ErrBadValue, envCompactionRAM, v)
-		}
-		s.compactionMemory = n << 20
+	s := envSettings{rootPassword: getenv(envRootPassword), spillDir: getenv(envSpillDir)}
+	var err error
+	if s.compactionMemory, err = mebibytes(getenv, envCompactionRAM); err != nil {
+		return s, err
+	}
+	if s.queryMemory, err = mebibytes(getenv, envQueryMemory); err != nil {
+		return s, err
 	}
 	s.jobs = jobs.Config{
 		Mode: getenv("LAKESQL_JOBS"),
@@ -75,4 +84,18 @@ func readEnv(getenv func(string) string) (envSettings, error) {
 		s.jobs.Alerts.CoolOff = d
 	}
 	return s, nil
+}
+
+// mebibytes reads a positive number of MiB from the variable name, in
+// bytes; 0 when it is unset.
+func mebibytes(getenv func(string) string, name string) (int64, error) {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n >= 1<<40 {
+		return 0, fmt.Errorf("%w: %s=%q must be a positive number of MiB", catalogstore.ErrBadValue, name, v)
+	}
+	return n << 20, nil
 }

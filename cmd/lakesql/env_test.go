@@ -13,18 +13,31 @@ func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// TestReadEnv_CompactionRAM: LAKESQL_COMPACTION_RAM_MB is MiB; a value that
-// is not a positive number is refused, naming the variable.
-func TestReadEnv_CompactionRAM(t *testing.T) {
-	if _, err := readEnv(envOf(map[string]string{envCompactionRAM: "lots"})); !errors.Is(err, catalogstore.ErrBadValue) || !strings.Contains(err.Error(), envCompactionRAM) {
-		t.Fatalf("bad %s = %v", envCompactionRAM, err)
-	}
-	s, err := readEnv(envOf(map[string]string{envCompactionRAM: "2"}))
-	if err != nil || s.compactionMemory != 2<<20 {
-		t.Fatalf("budget from %s: %d, %v", envCompactionRAM, s.compactionMemory, err)
-	}
-	if s, err := readEnv(envOf(nil)); err != nil || s.compactionMemory != 0 {
-		t.Fatalf("unset: %d, %v", s.compactionMemory, err)
+// TestReadEnv_MemoryBudgets: LAKESQL_COMPACTION_RAM_MB and
+// LAKESQL_QUERY_MEMORY_MB are MiB; a value that is not a positive number
+// is refused, naming the variable.
+func TestReadEnv_MemoryBudgets(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  func(envSettings) int64
+	}{
+		{envCompactionRAM, func(s envSettings) int64 { return s.compactionMemory }},
+		{envQueryMemory, func(s envSettings) int64 { return s.queryMemory }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, bad := range []string{"lots", "0", "-3"} {
+				if _, err := readEnv(envOf(map[string]string{c.name: bad})); !errors.Is(err, catalogstore.ErrBadValue) || !strings.Contains(err.Error(), c.name) {
+					t.Fatalf("bad %s=%q: %v", c.name, bad, err)
+				}
+			}
+			s, err := readEnv(envOf(map[string]string{c.name: "2"}))
+			if err != nil || c.got(s) != 2<<20 {
+				t.Fatalf("budget from %s: %d, %v", c.name, c.got(s), err)
+			}
+			if s, err := readEnv(envOf(nil)); err != nil || c.got(s) != 0 {
+				t.Fatalf("unset: %d, %v", c.got(s), err)
+			}
+		})
 	}
 }
 
