@@ -48,6 +48,9 @@ var budgetScript = scriptTest{
 		// Vectorised aggregate: its group table.
 		{query: "SELECT a, COUNT(*) FROM d.t GROUP BY a", wantErr: budgetErr},
 		{query: "SELECT g, COUNT(*) FROM d.t WHERE g < 3 GROUP BY g", want: []string{"0|300", "1|300", "2|300"}},
+		// COUNT(DISTINCT)'s set grows with the values, in one group.
+		{query: "SELECT COUNT(DISTINCT s) FROM d.t", wantErr: budgetErr},
+		{query: "SELECT COUNT(DISTINCT g) FROM d.t", want: []string{"100"}},
 		// Row path: GMS's hash join build (HashLookup) and GROUP BY in a
 		// subquery.
 		{query: "SELECT x.a, y.g FROM d.t x JOIN d.t y ON x.s = y.s", wantErr: budgetErr},

@@ -3,6 +3,7 @@ package scan
 import (
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -157,6 +158,13 @@ func (c *countDistinct[T]) insert(key distinctKey[T]) {
 	if len(c.seen) != n {
 		c.n[key.g]++
 	}
+}
+
+// heldBytes estimates the set: each entry's key and the map's share of
+// slots and control bytes; string keys add their bytes roughly (their
+// average is not tracked).
+func (c *countDistinct[T]) heldBytes() int64 {
+	return int64(len(c.seen)) * (int64(unsafe.Sizeof(distinctKey[T]{})) + 16)
 }
 
 func identity(remap []int32) bool {

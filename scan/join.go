@@ -534,7 +534,7 @@ func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f ma
 		pr.lv[0].probe = sel
 		err = pr.probe(rec, 0)
 		rec.Release()
-		if err == nil {
+		if pr.pt.chargeAccs(); err == nil {
 			err = pr.pt.err
 		}
 		if err != nil {

@@ -487,8 +487,13 @@ func (p *AggPlan) runFile(ctx context.Context, src source, f manifest.DataFile, 
 				pt.charge.Close()
 				return nil, Stats{}, pt.err
 			}
-			if err := p.update(pt, ev, rec, sel, gid); err != nil {
+			err := p.update(pt, ev, rec, sel, gid)
+			if pt.chargeAccs(); err == nil {
+				err = pt.err
+			}
+			if err != nil {
 				rec.Release()
+				pt.charge.Close()
 				return nil, Stats{}, fmt.Errorf("read %s: %w", f.Path, err)
 			}
 		}
@@ -577,6 +582,9 @@ type partial struct {
 	// is the budget error of the first group that did not fit.
 	charge *budget.Charge
 	err    error
+	// accBytes is what the accumulators holding per-value state have
+	// been charged for (heldBytes).
+	accBytes int64
 }
 
 // newPartial makes an empty partial whose groups are charged to ctx's
@@ -606,6 +614,29 @@ func (p *AggPlan) groupBytes() int64 {
 func (pt *partial) charged(before int) {
 	if pt.err == nil && pt.tab.n > before {
 		pt.err = pt.charge.Grow(int64(pt.tab.n-before) * pt.p.groupBytes())
+	}
+}
+
+// holder is an accumulator whose state grows with the values it meets,
+// not only with the groups (COUNT(DISTINCT)'s set): heldBytes estimates
+// it.
+type holder interface{ heldBytes() int64 }
+
+// chargeAccs charges what the holding accumulators grew by.
+func (pt *partial) chargeAccs() {
+	if pt.err != nil {
+		return
+	}
+	var n int64
+	for _, a := range pt.accs {
+		if h, ok := a.(holder); ok {
+			n += h.heldBytes()
+		}
+	}
+	if n > pt.accBytes {
+		if pt.err = pt.charge.Grow(n - pt.accBytes); pt.err == nil {
+			pt.accBytes = n
+		}
 	}
 }
 
@@ -653,6 +684,7 @@ func (pt *partial) groups(h []uint64, gid []int32) []int32 {
 
 func (pt *partial) mergeFrom(o *partial) {
 	before := pt.tab.n
+	defer pt.chargeAccs()
 	defer pt.charged(before)
 	remap := pt.tab.mergeKeys(&o.tab)
 	for j, a := range pt.accs {
