@@ -31,6 +31,8 @@ func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter
 	switch n := n.(type) {
 	case *plan.Sort:
 		return o.buildSort(ctx, n, row)
+	case *plan.JoinNode:
+		return o.buildHashJoin(ctx, n, row)
 	case *plan.HashLookup:
 		return o.buildHashLookup(ctx, n, row)
 	case *plan.GroupBy:
