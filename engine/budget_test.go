@@ -54,6 +54,8 @@ var budgetScript = scriptTest{
 		{query: "SELECT COUNT(DISTINCT g) FROM d.t", want: []string{"100"}},
 		// Row path: GROUP BY in a subquery.
 		{query: "SELECT COUNT(*) FROM (SELECT s, COUNT(*) AS c FROM d.t GROUP BY s) q", wantErr: budgetErr},
+		// EXPLAIN ANALYZE runs the same operators.
+		{query: "EXPLAIN ANALYZE SELECT COUNT(*) FROM (SELECT s, COUNT(*) AS c FROM d.t GROUP BY s) q", wantErr: budgetErr},
 		// A sort and a row-path hash join spill instead.
 		{query: "SELECT COUNT(*), MIN(a) FROM (SELECT a, s FROM d.t ORDER BY s DESC, a) q", want: []string{"30000|1"}},
 		{query: "SELECT COUNT(*), SUM(a), SUM(g) FROM (SELECT x.a, y.g FROM d.t x JOIN d.t y ON x.s = y.s) q", want: []string{"30000|450015000|1485000"}},

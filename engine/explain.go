@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
 
+	"github.com/lakesql/lakesql/engine/bounded"
 	"github.com/lakesql/lakesql/engine/rewrite"
 	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/scan"
@@ -38,7 +39,7 @@ func (s *Session) Explain(ctx *sql.Context, query string, analyze bool) ([]strin
 	}
 	profiles := scan.NewProfiles()
 	rctx := ctx.WithContext(scan.WithProfiles(ctx.Context, profiles))
-	ops, err := runInstrumented(rctx, node)
+	ops, err := runInstrumented(rctx, node, s.e.cfg.SpillDir)
 	if err != nil {
 		return nil, err
 	}
@@ -58,16 +59,18 @@ type opStats struct {
 // inside their parent's build; an iterator built later (a join's inner
 // side, once per outer row) comes back through the same builder.
 type instrument struct {
-	base sql.NodeExecBuilder // the override builder instrument serves
-	ops  map[sql.Node]*opStats
-	self sql.Node // the node being built by base on instrument's behalf
+	base  sql.NodeExecBuilder // the override builder instrument serves
+	bound sql.NodeExecBuilder // the budget's operators, built through base
+	ops   map[sql.Node]*opStats
+	self  sql.Node // the node being built by base on instrument's behalf
 }
 
 // runInstrumented builds n with every operator measured, reads it to the
 // end and closes it.
-func runInstrumented(ctx *sql.Context, n sql.Node) (map[sql.Node]*opStats, error) {
+func runInstrumented(ctx *sql.Context, n sql.Node, spillDir string) (map[sql.Node]*opStats, error) {
 	in := &instrument{ops: map[sql.Node]*opStats{}}
 	in.base = rowexec.NewOverrideBuilder(in)
+	in.bound = bounded.NewOverride(in.base, spillDir)
 	it, err := in.base.Build(ctx, n, nil)
 	if err != nil {
 		return nil, err
@@ -86,13 +89,14 @@ func runInstrumented(ctx *sql.Context, n sql.Node) (map[sql.Node]*opStats, error
 }
 
 // Build implements sql.NodeExecBuilder as GMS's override: it builds n
-// through base (which asks Build again for n itself: answered nil, so GMS
-// builds it, and again for each child) and wraps the iterator to measure
-// it. Nodes that are not comparable (no identity) are built unmeasured.
+// through base (which asks Build again for n itself: answered by the
+// budget's operators, or nil, so GMS builds it; and again for each
+// child) and wraps the iterator to measure it. Nodes that are not
+// comparable (no identity) are built unmeasured.
 func (in *instrument) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
 	if in.self != nil && sameNode(in.self, n) || !hasIdentity(n) {
 		in.self = nil
-		return nil, nil
+		return in.bound.Build(ctx, n, r) // nil: GMS builds n
 	}
 	st := in.ops[n]
 	if st == nil {

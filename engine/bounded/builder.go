@@ -15,6 +15,13 @@ func NewBuilder(spillDir string) sql.NodeExecBuilder {
 	return o.base
 }
 
+// NewOverride returns the bounded operators as an override for a builder
+// of the caller's (EXPLAIN ANALYZE's measuring one): it builds the nodes
+// it bounds, their children through base, and answers nil for the rest.
+func NewOverride(base sql.NodeExecBuilder, spillDir string) sql.NodeExecBuilder {
+	return &override{base: base, spillDir: spillDir}
+}
+
 // override is the rowexec override: it builds the operators it bounds
 // (their children through base, so they are bounded too) and answers nil
 // for every other node, which GMS then builds itself.
