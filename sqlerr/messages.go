@@ -1,6 +1,7 @@
 package sqlerr
 
 import (
+	"context"
 	"strings"
 
 	"github.com/lakesql/lakesql/budget"
@@ -14,7 +15,7 @@ import (
 // arrive on the wire flattened into 1105: Remap recognises them by the
 // sentinel's text, which every such error carries, and gives them the
 // sentinel's code from table. Read-only.
-var flattenedSentinels = []error{datafile.ErrChecksum, blob.ErrNoSpace, blob.ErrReadOnly, mysqlfix.ErrSecureFilePriv, mysqlfix.ErrCSV, budget.ErrExceeded}
+var flattenedSentinels = []error{context.Canceled, datafile.ErrChecksum, blob.ErrNoSpace, blob.ErrReadOnly, mysqlfix.ErrSecureFilePriv, mysqlfix.ErrCSV, budget.ErrExceeded}
 
 // lookupMessage finds the code of a flattened lakesql error by its text.
 func lookupMessage(msg string) (Code, bool) {

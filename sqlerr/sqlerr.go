@@ -6,6 +6,7 @@
 package sqlerr
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -40,6 +41,9 @@ var table = []struct {
 	err  error
 	code Code
 }{
+	// A cancelled statement (KILL QUERY) is interrupted, whatever the
+	// operation the cancellation reached wraps it in.
+	{context.Canceled, Code{1317, "70100"}},                   // ER_QUERY_INTERRUPTED
 	{catalogstore.ErrIncarnationChanged, Code{1412, "HY000"}}, // ER_TABLE_DEF_CHANGED: retry,
 	{catalogstore.ErrCommitConflict, Code{mysql.ERLockDeadlock, mysql.SSLockDeadlock}},
 	{catalogstore.ErrManifestUnreadable, Code{1030, "HY000"}}, // ER_GET_ERRNO: storage engine error
@@ -86,7 +90,8 @@ var table = []struct {
 	{mysqlfix.ErrReadOnlyFile, Code{1290, "HY000"}},                           // ER_OPTION_PREVENTS_STATEMENT
 	{mysqlfix.ErrCSV, Code{1366, "HY000"}},                                    // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: malformed input
 	{mysqlfix.ErrExplainWrites, Code{mysql.ERNotSupportedYet, "42000"}},
-	{budget.ErrExceeded, Code{1038, "HY001"}}, // ER_OUT_OF_SORTMEMORY: the query's memory budget
+	{budget.ErrExceeded, Code{1038, "HY001"}},
+	{context.Canceled, Code{1317, "70100"}}, // ER_QUERY_INTERRUPTED: KILL QUERY // ER_OUT_OF_SORTMEMORY: the query's memory budget
 	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
 	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE
 }

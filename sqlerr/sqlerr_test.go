@@ -1,6 +1,7 @@
 package sqlerr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -67,6 +68,7 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{fmt.Errorf("write data file for d.t: put k: %w (no space left on device)", blob.ErrNoSpace), 1114},
 		{fmt.Errorf("write data file for d.t: put k: %w (read-only file system)", blob.ErrReadOnly), 1036},
 		{&budget.ExceededError{Op: "sort", Limit: 1 << 20, Want: 4096}, 1038},
+		{fmt.Errorf("read x.parquet: %w", context.Canceled), 1317},
 	}
 	for _, c := range cases {
 		got := Remap(sql.CastSQLError(c.err))
