@@ -59,7 +59,9 @@ var budgetScript = scriptTest{
 		// A sort and a row-path hash join spill instead.
 		{query: "SELECT COUNT(*), MIN(a) FROM (SELECT a, s FROM d.t ORDER BY s DESC, a) q", want: []string{"30000|1"}},
 		{query: "SELECT COUNT(*), SUM(a), SUM(g) FROM (SELECT x.a, y.g FROM d.t x JOIN d.t y ON x.s = y.s) q", want: []string{"30000|450015000|1485000"}},
-		{query: "SELECT COUNT(*) FROM d.t x WHERE x.s IN (SELECT y.s FROM d.t y WHERE y.g >= 0)", want: []string{"30000"}},
+		// IN (subquery): the DISTINCT below its join cannot spill.
+		{query: "SELECT COUNT(*) FROM d.t x WHERE x.s IN (SELECT y.s FROM d.t y WHERE y.g >= 0)", wantErr: budgetErr},
+		{query: "SELECT COUNT(*) FROM d.t x WHERE x.s IN (SELECT y.s FROM d.t y WHERE y.g < 10)", want: []string{"3000"}},
 		{query: "SET lakesql_query_memory = DEFAULT"},
 		{query: "SELECT COUNT(*) FROM d.t x JOIN d.t y ON x.a = y.a", want: []string{"30000"}},
 		{query: "SELECT COUNT(*) FROM (SELECT s, COUNT(*) AS c FROM d.t GROUP BY s) q", want: []string{"30000"}},

@@ -46,6 +46,8 @@ func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter
 		return o.buildGroupBy(ctx, n, row)
 	case *plan.CachedResults:
 		return o.buildCachedResults(ctx, n, row)
+	case *plan.Distinct:
+		return o.buildDistinct(ctx, n, row)
 	}
 	return nil, nil
 }

@@ -7,10 +7,15 @@
 //     budget it sorts them into a run on disk and goes on, then merges the
 //     runs (an external merge sort, stable like GMS's sort.Stable, so the
 //     answer is the one GMS gives in memory).
-//   - hashlookup.go: the build side of a row-path hash join
-//     (plan.HashLookup) charges every row it keeps; past the budget the
-//     query fails with budget.ErrExceeded.
+//   - hashlookup.go: the build side of any other row-path hash join
+//     (plan.HashLookup: semi, anti, nested scopes) charges every row it
+//     keeps; past the budget the query fails with budget.ErrExceeded.
+//   - hashjoin.go: a top-scope inner or left outer row-path hash join
+//     builds its table within the budget; past it, it becomes a grace
+//     hash join: both sides partitioned to disk by key hash and joined a
+//     partition at a time.
 //   - groupby.go: GROUP BY charges every group it creates.
+//   - distinct.go: DISTINCT charges every row hash it remembers.
 //   - cached.go: a materialised subquery (plan.CachedResults) charges what
 //     it caches; past the budget it stops caching and re-runs its child,
 //     as GMS does when its memory manager runs out.

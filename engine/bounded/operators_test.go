@@ -107,3 +107,34 @@ func TestCachedResults_StopsCachingPastTheBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestDistinct_ChargesWhatItRemembers: DISTINCT answers GMS's rows
+// (first of each, in order) within the budget and fails past it.
+func TestDistinct_ChargesWhatItRemembers(t *testing.T) {
+	var rows []sql.Row
+	for i := 0; i < 6000; i++ {
+		rows = append(rows, sql.Row{int64(i % 3000), "x"})
+	}
+	for _, c := range []struct {
+		name    string
+		limit   int64
+		wantErr bool
+	}{
+		{"fits", 1 << 20, false},
+		{"past the budget", 64 << 10, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := budgetContext(c.limit)
+			acct := budget.From(ctx)
+			d := &distinctIter{child: sql.RowsToRowIter(rows...), seen: map[uint64]struct{}{}, charge: acct.NewCharge("distinct")}
+			n, err := drainIter(ctx, d)
+			d.Close(ctx)
+			if c.wantErr != errors.Is(err, budget.ErrExceeded) || !c.wantErr && (err != nil || n != 3000) {
+				t.Fatalf("%d rows, err %v", n, err)
+			}
+			if acct.Used() != 0 {
+				t.Fatalf("%d bytes charged after Close", acct.Used())
+			}
+		})
+	}
+}
