@@ -9,9 +9,13 @@
 // MySQL wire), users, the stored procedures, and egress protection (an
 // analyzer rule that needs the session).
 //
-// Two concepts live in sub-packages: rewrite (the analyzer rules and the
-// vectorised plan nodes they install) and jobs (refresh queues, the HTTP
-// worker and background statistics hydration). The refresh itself is here
+// Every statement's context carries a fresh query memory budget
+// (querymem.go: lakesql_query_memory, package budget).
+//
+// Three concepts live in sub-packages: rewrite (the analyzer rules and the
+// vectorised plan nodes they install), bounded (GMS's memory-holding row
+// operators, run within the budget: spilling sort and hash join) and jobs
+// (refresh queues, the HTTP worker and background statistics hydration). The refresh itself is here
 // (mv.go), since it runs SQL with the job author's rights.
 //
 // Nothing here reads the environment: cmd/lakesql reads it once into
