@@ -59,6 +59,8 @@ var budgetScript = scriptTest{
 		// A sort and a row-path hash join spill instead.
 		{query: "SELECT COUNT(*), MIN(a) FROM (SELECT a, s FROM d.t ORDER BY s DESC, a) q", want: []string{"30000|1"}},
 		{query: "SELECT COUNT(*), SUM(a), SUM(g) FROM (SELECT x.a, y.g FROM d.t x JOIN d.t y ON x.s = y.s) q", want: []string{"30000|450015000|1485000"}},
+		// A key so skewed that one partition alone is past the budget.
+		{query: "SELECT x.a FROM d.t x JOIN d.t y ON x.g * 0 = y.g * 0 LIMIT 5", wantErr: "1038 one partition"},
 		// IN (subquery): the DISTINCT below its join cannot spill.
 		{query: "SELECT COUNT(*) FROM d.t x WHERE x.s IN (SELECT y.s FROM d.t y WHERE y.g >= 0)", wantErr: budgetErr},
 		{query: "SELECT COUNT(*) FROM d.t x WHERE x.s IN (SELECT y.s FROM d.t y WHERE y.g < 10)", want: []string{"3000"}},
