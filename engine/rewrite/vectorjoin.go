@@ -15,8 +15,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/shopspring/decimal"
 
-	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/budget"
+	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
