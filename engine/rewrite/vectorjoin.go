@@ -448,8 +448,8 @@ func arrayBytes(d arrow.ArrayData) int64 {
 	for _, c := range d.Children() {
 		n += arrayBytes(c)
 	}
-	if dict := d.Dictionary(); dict != nil {
-		n += arrayBytes(dict)
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += arrayBytes(d.Dictionary())
 	}
 	return n
 }
