@@ -14,6 +14,7 @@ const (
 	ruleCollatedDistinct
 	ruleMixedHashKeys
 	ruleConnectCrossJoins
+	ruleInfoSchemaTimeColumns
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -32,6 +33,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
+		AddPostAnalyzeRule(ruleInfoSchemaTimeColumns, infoSchemaTimeColumns).
 		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys).
 		AddPostValidationRule(ruleMixedHashKeys, mixedHashKeys)
 }
