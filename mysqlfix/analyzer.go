@@ -15,6 +15,7 @@ const (
 	ruleMixedHashKeys
 	ruleConnectCrossJoins
 	ruleInfoSchemaTimeColumns
+	ruleSessionZoneFunctions
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -31,6 +32,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
 		AddPreAnalyzeRule(ruleExactDecimalComparisons, exactDecimalComparisons).
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
+		AddPreAnalyzeRule(ruleSessionZoneFunctions, sessionZoneFunctions).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostAnalyzeRule(ruleInfoSchemaTimeColumns, infoSchemaTimeColumns).
