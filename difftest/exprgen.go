@@ -24,18 +24,17 @@ func (s scope) ofKind(k Kind) []ref {
 	return out
 }
 
-// operands are the columns of kind k that may enter an expression. Not
-// unsigned integers: lakesql computes their arithmetic as signed BIGINT
-// where MySQL's is BIGINT UNSIGNED with error 1690 below zero (issue 16,
-// "BIGINT UNSIGNED arithmetic wraps"); they are still selected, grouped,
-// joined and aggregated as columns.
-//
-// Nor BIGINTs: their limits overflow in arithmetic, where MySQL raises
-// 1690 and lakesql returns a value (issue 16, out-of-range arithmetic).
+// operands are the columns of kind k that may enter an expression,
+// BIGINTs included (their arithmetic is exact or 1690 on both servers:
+// mysqlfix/intarith.go). Not unsigned integers: MariaDB types IF, CASE,
+// COALESCE, GREATEST and LEAST of a signed and an unsigned integer as
+// DECIMAL where lakesql types BIGINT [UNSIGNED], and they disagree on
+// u DIV -n (lakesql 1690, as MySQL 8's unsigned DIV); they are still
+// selected, grouped, joined and aggregated as columns.
 func (s scope) operands(k Kind) []ref {
 	var out []ref
 	for _, c := range s.ofKind(k) {
-		if !c.t.Unsigned && c.t.Bits != 64 {
+		if !c.t.Unsigned {
 			out = append(out, c)
 		}
 	}
@@ -198,16 +197,12 @@ func (g *Gen) intExpr(s scope, d int) string {
 		}
 		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "2", "3", "-4"))
 	case 4:
-		// Not x % n: GMS types an integer MOD as DECIMAL (MySQL: BIGINT).
 		if g.noDiv {
-			return fmt.Sprintf("(%s + 2)", a())
+			return fmt.Sprintf("(%s %% %s)", a(), pick(g.r, "5", "-2"))
 		}
-		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "5", "-2"))
+		return fmt.Sprintf("(%s %s %s)", a(), pick(g.r, "DIV", "%", "MOD"), pick(g.r, "5", "-2"))
 	case 5:
-		// Not ABS of an integer: GMS keeps the argument's type, so
-		// ABS(-128) of a TINYINT is -128 and ABS(-2147483648) of an INT
-		// stays negative (MySQL: BIGINT, positive).
-		return fmt.Sprintf("(%s + 1)", a())
+		return fmt.Sprintf("ABS(%s)", a())
 	case 6:
 		return fmt.Sprintf("CHAR_LENGTH(%s)", g.expr(s, KindString, d))
 	case 7:
@@ -237,10 +232,20 @@ func (g *Gen) intExpr(s scope, d int) string {
 		}
 		return fmt.Sprintf("CAST(%s AS SIGNED)", g.expr(s, pick3(g, KindInt, KindBool), d))
 	case 14:
-		// Not -x: GMS's parser refuses --1 (MySQL reads it as -(-1)), and
-		// -(x) of an INT stays INT, so -(-2147483648) clamps to
-		// 2147483647 (MySQL: BIGINT 2147483648).
-		return fmt.Sprintf("(0 - %s)", a())
+		// -(x), not -x: GMS's parser refuses --1 (MySQL reads it as
+		// -(-1)). Of a narrow column or a literal: MariaDB types the
+		// negation of any BIGINT expression as DECIMAL, MySQL 8 (and
+		// lakesql) as BIGINT.
+		var narrow []ref
+		for _, c := range s.operands(KindInt) {
+			if c.t.Bits < 64 {
+				narrow = append(narrow, c)
+			}
+		}
+		if len(narrow) > 0 && g.r.IntN(4) != 0 {
+			return fmt.Sprintf("-(%s)", narrow[g.r.IntN(len(narrow))].sql)
+		}
+		return fmt.Sprintf("-(%s)", g.lit(s, KindInt))
 	default:
 		return fmt.Sprintf("%s(%s)", pick(g.r, "HOUR", "MINUTE"), g.expr(s, KindDatetime, d))
 	}

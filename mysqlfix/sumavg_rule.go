@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -49,7 +50,9 @@ func (r *retyper) retyped(e sql.Expression) bool {
 		case *IntArithmetic:
 			return x.unsigned // GMS typed it signed
 		case *IntNegation:
-			return x.unsigned // GMS typed it unsigned or 32-bit
+			return x.Widened()
+		case *IntAbs:
+			return x.Widened() // GMS typed it unsigned or as narrow as its operand
 		case *IntDivision:
 			return true // GMS typed MOD as DECIMAL
 		case *decimalCast:
@@ -89,7 +92,7 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 				break
 			}
 			for _, c := range x.Schema() {
-				if _, dec := c.Type.(sql.DecimalType); dec || c.Type == types.Uint64 {
+				if _, dec := c.Type.(sql.DecimalType); dec || types.IsInteger(c.Type) {
 					r.byTable[tableCol{x.Id(), strings.ToLower(c.Name)}] = c.Type
 				}
 			}
@@ -163,6 +166,11 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
+		case *function.AbsVal:
+			if a, ok := NewIntAbs(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
 		case *expression.IntDiv, *expression.Mod:
 			if a, ok := NewIntDivision(x); ok {
 				r.swapped = true
@@ -173,6 +181,10 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 				r.swapped = true
 				return c, transform.NewTree, nil
 			}
+		case *aggregation.Max:
+			r.retypeAggregate(x.Id(), x.Child, x.Type())
+		case *aggregation.Min:
+			r.retypeAggregate(x.Id(), x.Child, x.Type())
 		case *expression.Alias:
 			if _, ok := r.byID[x.Id()]; !ok && x.Id() != 0 && r.retyped(x.Child) {
 				r.byID[x.Id()] = x.Type()
@@ -198,6 +210,14 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 		}
 		return e, transform.SameTree, nil
 	})
+}
+
+// retypeAggregate records the type of MAX or MIN (id) over a retyped
+// child: the binder typed references to it by the child's old type.
+func (r *retyper) retypeAggregate(id sql.ColumnId, child sql.Expression, t sql.Type) {
+	if _, ok := r.byID[id]; !ok && id != 0 && r.retyped(child) {
+		r.byID[id] = t
+	}
 }
 
 // storedPrecision is the widest DECIMAL a lakesql dataset stores (Parquet
