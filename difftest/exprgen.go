@@ -348,10 +348,7 @@ func (g *Gen) dateExpr(s scope, d int) string {
 	case 0:
 		return fmt.Sprintf("DATE(%s)", g.expr(s, KindDatetime, d))
 	case 1:
-		// Months within ±10: GMS's DATE_ADD is a year off when the month
-		// sum is a multiple of 12 past a year ('2024-03-01' + INTERVAL 21
-		// MONTH is 2026-12-01, MySQL 2025-12-01).
-		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDate, d), g.r.IntN(21)-10, pick(g.r, "DAY", "MONTH", "YEAR"))
+		return fmt.Sprintf("%s(%s, INTERVAL %d %s)", pick(g.r, "DATE_ADD", "DATE_SUB"), g.expr(s, KindDate, d), g.r.IntN(61)-30, pick(g.r, "DAY", "MONTH", "YEAR", "QUARTER"))
 	default:
 		// Over leaves only, and no GREATEST/LEAST of dates: GMS types
 		// COALESCE of differently typed temporals, and GREATEST of DATEs,
@@ -361,18 +358,13 @@ func (g *Gen) dateExpr(s scope, d int) string {
 }
 
 func (g *Gen) datetimeExpr(s scope, d int) string {
-	// DATE_ADD and DATE_SUB cast back to DATETIME: GMS types them over a
-	// DATETIME as DATETIME(6), so they print '….000000' (MySQL: DATETIME,
-	// no fraction).
 	switch g.r.IntN(3) {
 	case 0:
-		return fmt.Sprintf("CAST(DATE_ADD(%s, INTERVAL %d %s) AS DATETIME)", g.expr(s, KindDatetime, d), g.r.IntN(40)-10, pick(g.r, "HOUR", "MINUTE", "DAY", "SECOND"))
+		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDatetime, d), g.r.IntN(61)-30, pick(g.r, "HOUR", "MINUTE", "DAY", "SECOND", "MONTH", "YEAR"))
 	case 1:
-		// Leaves only: GMS types DATE_ADD of a DATETIME as DATETIME(6),
-		// and COALESCE(DATETIME(6), DATETIME) as TEXT (MySQL: DATETIME).
-		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDatetime), g.leaf(nil, KindDatetime))
+		return fmt.Sprintf("COALESCE(%s, %s)", g.expr(s, KindDatetime, d), g.leaf(nil, KindDatetime))
 	default:
-		return fmt.Sprintf("CAST(DATE_SUB(%s, INTERVAL %d DAY) AS DATETIME)", g.expr(s, KindDatetime, d), g.r.IntN(30))
+		return fmt.Sprintf("DATE_SUB(%s, INTERVAL %d %s)", g.expr(s, KindDatetime, d), g.r.IntN(30), pick(g.r, "DAY", "MONTH"))
 	}
 }
 

@@ -52,7 +52,9 @@ func (r *retyper) retyped(e sql.Expression) bool {
 		case *IntNegation:
 			return x.Widened()
 		case *IntAbs:
-			return x.Widened() // GMS typed it unsigned or as narrow as its operand
+			return x.Widened()
+		case *DateArith:
+			return true // GMS typed it DATETIME(6) // GMS typed it unsigned or as narrow as its operand
 		case *IntDivision:
 			return true // GMS typed MOD as DECIMAL
 		case *decimalCast:
@@ -163,6 +165,11 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			}
 		case *expression.UnaryMinus:
 			if a, ok := NewIntNegation(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *function.DateAdd, *function.DateSub:
+			if a, ok := NewDateArith(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}

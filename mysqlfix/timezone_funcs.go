@@ -100,6 +100,9 @@ func (r *retyped) WithChildren(children ...sql.Expression) (sql.Expression, erro
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 1)
 	}
+	if inner, ok := children[0].(*retyped); ok {
+		return &retyped{Expression: inner.Expression, typ: r.typ}, nil
+	}
 	return &retyped{Expression: children[0], typ: r.typ}, nil
 }
 
