@@ -321,19 +321,18 @@ func (g *Gen) stringExpr(s scope, d int) string {
 	case 4:
 		return fmt.Sprintf("REPLACE(%s, %s, %s)", a(), pick(g.r, "'a'", "' '", "'1'"), pick(g.r, "'Q'", "''", "'zz'"))
 	case 5:
-		// Not of a DATE: GMS's CAST(date AS CHAR) prints a DATETIME
-		// ('2024-01-15 00:00:00', MySQL '2024-01-15'); nor of a DECIMAL
-		// quotient, which it prints unrounded (0.007692307692307692,
-		// MySQL 0.0076923).
-		return fmt.Sprintf("CAST(%s AS CHAR)", g.withoutDiv(func() string { return g.expr(s, pick3(g, KindInt, KindString), d) }))
+		// Not of a DECIMAL quotient, which GMS prints unrounded
+		// (0.007692307692307692, MySQL 0.0076923).
+		return fmt.Sprintf("CAST(%s AS CHAR)", g.withoutDiv(func() string { return g.expr(s, pick3(g, KindInt, KindString, KindDate), d) }))
 	case 6:
 		return fmt.Sprintf("COALESCE(%s, %s)", a(), a())
 	case 7:
 		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", g.cond(s, d), a(), a())
 	case 8:
-		// Not LPAD/RPAD: GMS pads by bytes, not characters
-		// (LPAD('é', 3, '*') is '*é', MySQL '**é').
-		return fmt.Sprintf("REPEAT(%s, %d)", a(), g.r.IntN(3))
+		if g.r.IntN(2) == 0 {
+			return fmt.Sprintf("REPEAT(%s, %d)", a(), g.r.IntN(3))
+		}
+		return fmt.Sprintf("%s(%s, %d, %s)", pick(g.r, "LPAD", "RPAD"), a(), g.r.IntN(6)-1, pick(g.r, "'*'", "'é-'", "''", "'ab'"))
 	case 9:
 		return fmt.Sprintf("CONCAT_WS('-', %s, %s)", a(), a())
 	case 10:

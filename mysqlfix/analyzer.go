@@ -16,6 +16,7 @@ const (
 	ruleConnectCrossJoins
 	ruleInfoSchemaTimeColumns
 	ruleSessionZoneFunctions
+	ruleStringFunctions
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -33,6 +34,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleExactDecimalComparisons, exactDecimalComparisons).
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
 		AddPreAnalyzeRule(ruleSessionZoneFunctions, sessionZoneFunctions).
+		AddPreAnalyzeRule(ruleStringFunctions, stringFunctions).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostAnalyzeRule(ruleInfoSchemaTimeColumns, infoSchemaTimeColumns).
