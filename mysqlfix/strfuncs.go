@@ -53,7 +53,7 @@ var _ sql.Expression = (*CharPad)(nil)
 
 // Eval pads by characters. NULL arguments, a negative length and an
 // empty pad string where padding is needed give NULL (MySQL's
-// Item_func_lpad; GMS gave '').
+// Item_func_lpad; GMS gave ”).
 func (p *CharPad) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	args := p.Pad.Children()
 	vals := make([]any, len(args))
@@ -135,7 +135,9 @@ type dateText struct{ sql.Expression }
 
 var _ sql.Expression = (*dateText)(nil)
 
-func (d *dateText) Type() sql.Type { return types.MustCreateString(sqltypes.VarChar, 10, sql.Collation_Default) }
+func (d *dateText) Type() sql.Type {
+	return types.MustCreateString(sqltypes.VarChar, 10, sql.Collation_Default)
+}
 
 func (d *dateText) Children() []sql.Expression { return []sql.Expression{d.Expression} }
 
