@@ -214,9 +214,7 @@ func (g *Gen) intExpr(s scope, d int) string {
 	case 10:
 		return fmt.Sprintf("IF(%s, %s, %s)", g.cond(s, d), a(), a())
 	case 11:
-		// Over integer leaves only: GMS's GREATEST/LEAST refuse a
-		// decimal.Decimal value (1105), which FLOOR(1.5) evaluates to.
-		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.leaf(s, KindInt), g.leaf(s, KindInt))
+		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), a(), a())
 	case 12:
 		// Not FLOOR/CEILING/ROUND of a DECIMAL: GMS types them INT but
 		// evaluates a decimal (so SUM(ROUND(x)) prints "-48.0") and clamps
@@ -276,6 +274,9 @@ func (g *Gen) decimalExpr(s scope, d int) string {
 		return fmt.Sprintf("(%s / %s)", a(), pick(g.r, "2", "4", "8", "0.5", "1.25"))
 	case 6:
 		// Not TRUNCATE(x, d): GMS has no such function (1105).
+		if g.r.IntN(2) == 0 {
+			return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.expr(s, KindDecimal, d), a())
+		}
 		return fmt.Sprintf("(%s * 2)", g.expr(s, KindDecimal, d))
 	case 7:
 		// Scale ≥ 1 and room for every value (45 digits): GMS's CAST AS
@@ -349,9 +350,11 @@ func (g *Gen) dateExpr(s scope, d int) string {
 	case 1:
 		return fmt.Sprintf("%s(%s, INTERVAL %d %s)", pick(g.r, "DATE_ADD", "DATE_SUB"), g.expr(s, KindDate, d), g.r.IntN(61)-30, pick(g.r, "DAY", "MONTH", "YEAR", "QUARTER"))
 	default:
-		// Over leaves only, and no GREATEST/LEAST of dates: GMS types
-		// COALESCE of differently typed temporals, and GREATEST of DATEs,
-		// as TEXT or DATETIME (MySQL: DATE).
+		if g.r.IntN(2) == 0 {
+			return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.expr(s, KindDate, d), g.leaf(s, KindDate))
+		}
+		// COALESCE over leaves only: GMS types COALESCE of differently
+		// typed temporals as TEXT or DATETIME (MySQL: DATE).
 		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDate), g.leaf(nil, KindDate))
 	}
 }

@@ -54,7 +54,9 @@ func (r *retyper) retyped(e sql.Expression) bool {
 		case *IntAbs:
 			return x.Widened()
 		case *DateArith:
-			return true // GMS typed it DATETIME(6) // GMS typed it unsigned or as narrow as its operand
+			return true // GMS typed it DATETIME(6)
+		case *Extreme:
+			return true // GMS typed it BIGINT, DOUBLE or DATETIME(6) // GMS typed it unsigned or as narrow as its operand
 		case *IntDivision:
 			return true // GMS typed MOD as DECIMAL
 		case *decimalCast:
@@ -170,6 +172,11 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			}
 		case *function.DateAdd, *function.DateSub:
 			if a, ok := NewDateArith(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *function.Greatest, *function.Least:
+			if a, ok := NewExtreme(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
