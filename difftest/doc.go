@@ -18,16 +18,22 @@
 //   - Integer widths of expressions (MariaDB types 1+1 as INT, MySQL 8 as
 //     BIGINT) and string types (VARCHAR vs TEXT) are not compared; the
 //     integer/unsigned/DECIMAL/float/string/DATE/DATETIME class is.
+//
 //   - Doubles compare to 12 significant digits (summation order).
+//
 //   - DECIMALs compare with their last digit rounded (MariaDB truncates
 //     AVG of a DECIMAL where MySQL 8 rounds), their scale still compared.
+//
 //   - MariaDB's session gets MySQL 8's sql_mode and a binary NO PAD
 //     collation (utf8mb4_nopad_bin), lakesql's utf8mb4_0900_bin.
+//
 //   - No OFFSET after DISTINCT: MariaDB ignores it for one constant row.
+//
 //   - No integer DIV inside CAST AS CHAR or AVG: MariaDB sizes INT DIV n
 //     one character short and cuts -1073741824 to -107374182.
 //
 //   - No negation of a BIGINT expression: MariaDB types it DECIMAL.
+//
 //   - No unsigned integers inside expressions: MariaDB types IF, CASE,
 //     COALESCE, GREATEST and LEAST of signed and unsigned integers as
 //     DECIMAL, and answers u DIV -n where lakesql (as MySQL 8's unsigned
