@@ -61,9 +61,10 @@
 //     (c < 0.001 for DECIMAL(15,1), 1264 for DECIMAL(6,6) >= 1.25), an IN
 //     list compared in its first element's type, TRUNCATE (no such
 //     function), CAST of a big DECIMAL AS SIGNED.
-//   - Literals and temporals: DATE '…' and TIMESTAMP '…' typed TEXT, '\_'
-//     and '\%' unescaped by the lexer, COALESCE of differently typed
-//     temporals (and so DATETIME(3)/(6) columns) typed TEXT.
+//   - Literals: DATE '…' and TIMESTAMP '…' typed TEXT, '\_' and '\%'
+//     unescaped by the lexer; in a JOIN's ON, a negative DECIMAL literal
+//     (1264) or a string longer than the VARCHAR column (1406) compared
+//     with a column fails.
 //   - Overflow: a DECIMAL product past 65 digits and a DOUBLE product past
 //     its range (1690 in MySQL), so products are by a literal.
 package difftest

@@ -76,7 +76,10 @@ func (g *Gen) leaf(s scope, k Kind) string {
 }
 
 // decimalLiterals are the DECIMAL literals the generator writes.
-var decimalLiterals = []string{"0.5", "1.25", "2.5", "10.125", "0.001", "3.0", "-2.5", "-0.5"}
+// No negative one: in a LEFT JOIN's ON, GMS fails `b.c = -0.5` for a
+// DECIMAL(9,7) c with 1264 (out of range) where `b.c = 0.5` works (in a
+// WHERE both work).
+var decimalLiterals = []string{"0.5", "1.25", "2.5", "10.125", "0.001", "3.0"}
 
 // lit is a literal of kind k. A DECIMAL literal fits every DECIMAL column
 // of s (no more integer digits nor scale): GMS's binder converts a
@@ -103,7 +106,17 @@ func (g *Gen) lit(s scope, k Kind) string {
 	case KindFloat:
 		return pick(g.r, "1e0", "2.5e0", "-0.5e0", "1e3")
 	case KindString:
-		return pick(g.r, "'a'", "'b'", "''", "'ab'", "'x1'", "'10'", "'A'", "'abcdefghijklmnopqrstuvwxyz'")
+		// No longer than any string column of s: in a JOIN's ON, GMS's
+		// binder converts a literal compared with a VARCHAR(n) column to
+		// that type, and one too long fails with 1406 (MySQL: not
+		// equal; in a WHERE lakesql agrees).
+		var fit []string
+		for _, l := range []string{"'a'", "'b'", "''", "'ab'", "'x1'", "'10'", "'A'"} {
+			if fitsStrings(len(l)-2, s.ofKind(KindString)) {
+				fit = append(fit, l)
+			}
+		}
+		return fit[g.r.IntN(len(fit))]
 	case KindDate:
 		// Not DATE '…': GMS types the literal as TEXT (MySQL: DATE).
 		return pick(g.r, "CAST('2024-01-15' AS DATE)", "CAST('2024-02-29' AS DATE)", "CAST('1999-12-31' AS DATE)")
@@ -122,6 +135,16 @@ func fitsAll(l string, cols []ref) bool {
 	intPart, frac, _ := strings.Cut(digits, ".")
 	for _, c := range cols {
 		if len(intPart) > c.t.Prec-c.t.Scale || len(frac) > c.t.Scale {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsStrings reports whether a string of n characters fits every column.
+func fitsStrings(n int, cols []ref) bool {
+	for _, c := range cols {
+		if n > c.t.Len {
 			return false
 		}
 	}
@@ -332,9 +355,7 @@ func (g *Gen) dateExpr(s scope, d int) string {
 		if g.r.IntN(2) == 0 {
 			return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.expr(s, KindDate, d), g.leaf(s, KindDate))
 		}
-		// COALESCE over leaves only: GMS types COALESCE of differently
-		// typed temporals as TEXT or DATETIME (MySQL: DATE).
-		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDate), g.leaf(nil, KindDate))
+		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "COALESCE", "IFNULL"), g.expr(s, KindDate, d), g.leaf(s, KindDate))
 	}
 }
 

@@ -56,7 +56,9 @@ func (r *retyper) retyped(e sql.Expression) bool {
 		case *DateArith:
 			return true // GMS typed it DATETIME(6)
 		case *Extreme:
-			return true // GMS typed it BIGINT, DOUBLE or DATETIME(6) // GMS typed it unsigned or as narrow as its operand
+			return true // GMS typed it BIGINT, DOUBLE or DATETIME(6)
+		case *TemporalCoalesce:
+			return true // GMS typed it TEXT // GMS typed it unsigned or as narrow as its operand
 		case *IntDivision:
 			return true // GMS typed MOD as DECIMAL
 		case *decimalCast:
@@ -96,7 +98,7 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 				break
 			}
 			for _, c := range x.Schema() {
-				if _, dec := c.Type.(sql.DecimalType); dec || types.IsInteger(c.Type) {
+				if _, dec := c.Type.(sql.DecimalType); dec || types.IsInteger(c.Type) || types.IsTime(c.Type) {
 					r.byTable[tableCol{x.Id(), strings.ToLower(c.Name)}] = c.Type
 				}
 			}
@@ -172,6 +174,11 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			}
 		case *function.DateAdd, *function.DateSub:
 			if a, ok := NewDateArith(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *function.Coalesce, *function.IfNull:
+			if a, ok := NewTemporalCoalesce(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
