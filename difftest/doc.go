@@ -60,7 +60,8 @@
 //     compared with a DECIMAL column converted to the column's type
 //     (c < 0.001 for DECIMAL(15,1), 1264 for DECIMAL(6,6) >= 1.25), an IN
 //     list compared in its first element's type, TRUNCATE (no such
-//     function), CAST of a big DECIMAL AS SIGNED.
+//     function), CAST of a big DECIMAL AS SIGNED, DISTINCT … ORDER BY
+//     over GREATEST/LEAST of DECIMALs (rows out of order).
 //   - Literals: DATE '…' and TIMESTAMP '…' typed TEXT, '\_' and '\%'
 //     unescaped by the lexer; in a JOIN's ON, a negative DECIMAL literal
 //     (1264) or a string longer than the VARCHAR column (1406) compared
