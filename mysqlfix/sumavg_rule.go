@@ -50,15 +50,15 @@ func (r *retyper) retyped(e sql.Expression) bool {
 		case *IntArithmetic:
 			return x.unsigned // GMS typed it signed
 		case *IntNegation:
-			return x.Widened()
+			return x.Widened() // GMS typed it unsigned or as narrow as its operand
 		case *IntAbs:
-			return x.Widened()
+			return x.Widened() // GMS typed it as narrow as its operand
 		case *DateArith:
 			return true // GMS typed it DATETIME(6)
 		case *Extreme:
 			return true // GMS typed it BIGINT, DOUBLE or DATETIME(6)
 		case *TemporalCoalesce:
-			return true // GMS typed it TEXT // GMS typed it unsigned or as narrow as its operand
+			return true // GMS typed it TEXT
 		case *IntDivision:
 			return true // GMS typed MOD as DECIMAL
 		case *decimalCast:
