@@ -49,7 +49,8 @@
 //     JOIN, RIGHT JOIN in chains of three, CROSS JOIN before a LEFT JOIN
 //     (1105 "unable to find field"), joins on DECIMAL columns at their
 //     limits, a DATE column compared with an INT (1366), HAVING over the
-//     inner side of a LEFT JOIN (1146).
+//     inner side of a LEFT JOIN (1146), a hash join of VARCHARs of
+//     different lengths (1406).
 //   - Subqueries: NOT IN with NULL probes, a constant WHERE in an IN
 //     subquery (panic "vertex not found"), IN over DECIMAL or mixed
 //     integer widths through the semi-join.
