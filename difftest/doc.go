@@ -18,17 +18,55 @@
 //   - Integer widths of expressions (MariaDB types 1+1 as INT, MySQL 8 as
 //     BIGINT) and string types (VARCHAR vs TEXT) are not compared; the
 //     integer/unsigned/DECIMAL/float/string/DATE/DATETIME class is.
+//
 //   - Doubles compare to 12 significant digits (summation order).
+//
 //   - DECIMALs compare with their last digit rounded (MariaDB truncates
 //     AVG of a DECIMAL where MySQL 8 rounds), their scale still compared.
+//
 //   - MariaDB's session gets MySQL 8's sql_mode and a binary NO PAD
 //     collation (utf8mb4_nopad_bin), lakesql's utf8mb4_0900_bin.
+//
 //   - No OFFSET after DISTINCT: MariaDB ignores it for one constant row.
+//
 //   - No integer DIV inside CAST AS CHAR or AVG: MariaDB sizes INT DIV n
 //     one character short and cuts -1073741824 to -107374182.
+//
+//   - No negation of a BIGINT expression: MariaDB types it DECIMAL.
+//
+//   - No unsigned integers inside expressions: MariaDB types IF, CASE,
+//     COALESCE, GREATEST and LEAST of signed and unsigned integers as
+//     DECIMAL, and answers u DIV -n where lakesql (as MySQL 8's unsigned
+//     DIV) raises 1690.
 //
 // Where lakesql itself differs from MySQL 8 and the fix is not small, the
 // generator does not write that shape; each exclusion is commented where
 // it is made (search for "GMS" in exprgen.go and querygen.go), so the
-// fixed-seed run in make test passes and guards everything else.
+// fixed-seed run in make test passes and guards everything else. Those
+// left, by reason:
+//
+//   - Joins (GMS's planner): an inner join's extra condition after a LEFT
+//     JOIN, RIGHT JOIN in chains of three, CROSS JOIN before a LEFT JOIN
+//     (1105 "unable to find field"), joins on DECIMAL columns at their
+//     limits, a DATE column compared with an INT (1366), HAVING over the
+//     inner side of a LEFT JOIN (1146), a hash join of VARCHARs of
+//     different lengths (1406).
+//   - Subqueries: NOT IN with NULL probes, a constant WHERE in an IN
+//     subquery (panic "vertex not found"), IN over DECIMAL or mixed
+//     integer widths through the semi-join.
+//   - DECIMAL typing: ROUND(d, n), CASE/IF/COALESCE of DECIMALs (the scale
+//     of whichever value comes out), FLOOR/CEILING/ROUND of a DECIMAL
+//     typed INT and clamped, CAST AS DECIMAL(p,0) without rounding and
+//     out-of-range CASTs, a quotient's digits beyond its scale, a literal
+//     compared with a DECIMAL column converted to the column's type
+//     (c < 0.001 for DECIMAL(15,1), 1264 for DECIMAL(6,6) >= 1.25), an IN
+//     list compared in its first element's type, TRUNCATE (no such
+//     function), CAST of a big DECIMAL AS SIGNED, DISTINCT … ORDER BY
+//     over GREATEST/LEAST of DECIMALs (rows out of order).
+//   - Literals: DATE '…' and TIMESTAMP '…' typed TEXT, '\_' and '\%'
+//     unescaped by the lexer; in a JOIN's ON, a negative DECIMAL literal
+//     (1264) or a string longer than the VARCHAR column (1406) compared
+//     with a column fails.
+//   - Overflow: a DECIMAL product past 65 digits and a DOUBLE product past
+//     its range (1690 in MySQL), so products are by a literal.
 package difftest

@@ -24,18 +24,17 @@ func (s scope) ofKind(k Kind) []ref {
 	return out
 }
 
-// operands are the columns of kind k that may enter an expression. Not
-// unsigned integers: lakesql computes their arithmetic as signed BIGINT
-// where MySQL's is BIGINT UNSIGNED with error 1690 below zero (issue 16,
-// "BIGINT UNSIGNED arithmetic wraps"); they are still selected, grouped,
-// joined and aggregated as columns.
-//
-// Nor BIGINTs: their limits overflow in arithmetic, where MySQL raises
-// 1690 and lakesql returns a value (issue 16, out-of-range arithmetic).
+// operands are the columns of kind k that may enter an expression,
+// BIGINTs included (their arithmetic is exact or 1690 on both servers:
+// mysqlfix/intarith.go). Not unsigned integers: MariaDB types IF, CASE,
+// COALESCE, GREATEST and LEAST of a signed and an unsigned integer as
+// DECIMAL where lakesql types BIGINT [UNSIGNED], and they disagree on
+// u DIV -n (lakesql 1690, as MySQL 8's unsigned DIV); they are still
+// selected, grouped, joined and aggregated as columns.
 func (s scope) operands(k Kind) []ref {
 	var out []ref
 	for _, c := range s.ofKind(k) {
-		if !c.t.Unsigned && c.t.Bits != 64 {
+		if !c.t.Unsigned {
 			out = append(out, c)
 		}
 	}
@@ -77,8 +76,9 @@ func (g *Gen) leaf(s scope, k Kind) string {
 }
 
 // decimalLiterals are the DECIMAL literals the generator writes.
-// No negative one: in a LEFT JOIN's ON, GMS fails `b.c = -2.5` for a
-// DECIMAL(9,7) c with 1264 (out of range) where `b.c = 0.5` works.
+// No negative one: in a LEFT JOIN's ON, GMS fails `b.c = -0.5` for a
+// DECIMAL(9,7) c with 1264 (out of range) where `b.c = 0.5` works (in a
+// WHERE both work).
 var decimalLiterals = []string{"0.5", "1.25", "2.5", "10.125", "0.001", "3.0"}
 
 // lit is a literal of kind k. A DECIMAL literal fits every DECIMAL column
@@ -106,9 +106,10 @@ func (g *Gen) lit(s scope, k Kind) string {
 	case KindFloat:
 		return pick(g.r, "1e0", "2.5e0", "-0.5e0", "1e3")
 	case KindString:
-		// No longer than any string column of s: GMS's binder converts a
-		// literal compared with a VARCHAR(n) column to that type, and one
-		// too long fails with 1406 (MySQL: not equal).
+		// No longer than any string column of s: in a JOIN's ON, GMS's
+		// binder converts a literal compared with a VARCHAR(n) column to
+		// that type, and one too long fails with 1406 (MySQL: not
+		// equal; in a WHERE lakesql agrees).
 		var fit []string
 		for _, l := range []string{"'a'", "'b'", "''", "'ab'", "'x1'", "'10'", "'A'"} {
 			if fitsStrings(len(l)-2, s.ofKind(KindString)) {
@@ -198,16 +199,12 @@ func (g *Gen) intExpr(s scope, d int) string {
 		}
 		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "2", "3", "-4"))
 	case 4:
-		// Not x % n: GMS types an integer MOD as DECIMAL (MySQL: BIGINT).
 		if g.noDiv {
-			return fmt.Sprintf("(%s + 2)", a())
+			return fmt.Sprintf("(%s %% %s)", a(), pick(g.r, "5", "-2"))
 		}
-		return fmt.Sprintf("(%s DIV %s)", a(), pick(g.r, "5", "-2"))
+		return fmt.Sprintf("(%s %s %s)", a(), pick(g.r, "DIV", "%", "MOD"), pick(g.r, "5", "-2"))
 	case 5:
-		// Not ABS of an integer: GMS keeps the argument's type, so
-		// ABS(-128) of a TINYINT is -128 and ABS(-2147483648) of an INT
-		// stays negative (MySQL: BIGINT, positive).
-		return fmt.Sprintf("(%s + 1)", a())
+		return fmt.Sprintf("ABS(%s)", a())
 	case 6:
 		return fmt.Sprintf("CHAR_LENGTH(%s)", g.expr(s, KindString, d))
 	case 7:
@@ -219,9 +216,7 @@ func (g *Gen) intExpr(s scope, d int) string {
 	case 10:
 		return fmt.Sprintf("IF(%s, %s, %s)", g.cond(s, d), a(), a())
 	case 11:
-		// Over integer leaves only: GMS's GREATEST/LEAST refuse a
-		// decimal.Decimal value (1105), which FLOOR(1.5) evaluates to.
-		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.leaf(s, KindInt), g.leaf(s, KindInt))
+		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), a(), a())
 	case 12:
 		// Not FLOOR/CEILING/ROUND of a DECIMAL: GMS types them INT but
 		// evaluates a decimal (so SUM(ROUND(x)) prints "-48.0") and clamps
@@ -237,10 +232,20 @@ func (g *Gen) intExpr(s scope, d int) string {
 		}
 		return fmt.Sprintf("CAST(%s AS SIGNED)", g.expr(s, pick3(g, KindInt, KindBool), d))
 	case 14:
-		// Not -x: GMS's parser refuses --1 (MySQL reads it as -(-1)), and
-		// -(x) of an INT stays INT, so -(-2147483648) clamps to
-		// 2147483647 (MySQL: BIGINT 2147483648).
-		return fmt.Sprintf("(0 - %s)", a())
+		// -(x), not -x: GMS's parser refuses --1 (MySQL reads it as
+		// -(-1)). Of a narrow column or a literal: MariaDB types the
+		// negation of any BIGINT expression as DECIMAL, MySQL 8 (and
+		// lakesql) as BIGINT.
+		var narrow []ref
+		for _, c := range s.operands(KindInt) {
+			if c.t.Bits < 64 {
+				narrow = append(narrow, c)
+			}
+		}
+		if len(narrow) > 0 && g.r.IntN(4) != 0 {
+			return fmt.Sprintf("-(%s)", narrow[g.r.IntN(len(narrow))].sql)
+		}
+		return fmt.Sprintf("-(%s)", g.lit(s, KindInt))
 	default:
 		return fmt.Sprintf("%s(%s)", pick(g.r, "HOUR", "MINUTE"), g.expr(s, KindDatetime, d))
 	}
@@ -270,7 +275,10 @@ func (g *Gen) decimalExpr(s scope, d int) string {
 		// they disagree on `0 <> x / k`.
 		return fmt.Sprintf("(%s / %s)", a(), pick(g.r, "2", "4", "8", "0.5", "1.25"))
 	case 6:
-		// Not TRUNCATE(x, d): GMS has no such function (1105).
+		// Not TRUNCATE(x, d): GMS has no such function (1105). Nor
+		// GREATEST/LEAST of DECIMALs: their values are MySQL's, but a
+		// DISTINCT … ORDER BY over one sorts rows out of order (seed 5,
+		// query 3748: -9.6 before -9.9).
 		return fmt.Sprintf("(%s * 2)", g.expr(s, KindDecimal, d))
 	case 7:
 		// Scale ≥ 1 and room for every value (45 digits): GMS's CAST AS
@@ -316,19 +324,18 @@ func (g *Gen) stringExpr(s scope, d int) string {
 	case 4:
 		return fmt.Sprintf("REPLACE(%s, %s, %s)", a(), pick(g.r, "'a'", "' '", "'1'"), pick(g.r, "'Q'", "''", "'zz'"))
 	case 5:
-		// Not of a DATE: GMS's CAST(date AS CHAR) prints a DATETIME
-		// ('2024-01-15 00:00:00', MySQL '2024-01-15'); nor of a DECIMAL
-		// quotient, which it prints unrounded (0.007692307692307692,
-		// MySQL 0.0076923).
-		return fmt.Sprintf("CAST(%s AS CHAR)", g.withoutDiv(func() string { return g.expr(s, pick3(g, KindInt, KindString), d) }))
+		// Not of a DECIMAL quotient, which GMS prints unrounded
+		// (0.007692307692307692, MySQL 0.0076923).
+		return fmt.Sprintf("CAST(%s AS CHAR)", g.withoutDiv(func() string { return g.expr(s, pick3(g, KindInt, KindString, KindDate), d) }))
 	case 6:
 		return fmt.Sprintf("COALESCE(%s, %s)", a(), a())
 	case 7:
 		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", g.cond(s, d), a(), a())
 	case 8:
-		// Not LPAD/RPAD: GMS pads by bytes, not characters
-		// (LPAD('é', 3, '*') is '*é', MySQL '**é').
-		return fmt.Sprintf("REPEAT(%s, %d)", a(), g.r.IntN(3))
+		if g.r.IntN(2) == 0 {
+			return fmt.Sprintf("REPEAT(%s, %d)", a(), g.r.IntN(3))
+		}
+		return fmt.Sprintf("%s(%s, %d, %s)", pick(g.r, "LPAD", "RPAD"), a(), g.r.IntN(6)-1, pick(g.r, "'*'", "'é-'", "''", "'ab'"))
 	case 9:
 		return fmt.Sprintf("CONCAT_WS('-', %s, %s)", a(), a())
 	case 10:
@@ -343,31 +350,23 @@ func (g *Gen) dateExpr(s scope, d int) string {
 	case 0:
 		return fmt.Sprintf("DATE(%s)", g.expr(s, KindDatetime, d))
 	case 1:
-		// Months within ±10: GMS's DATE_ADD is a year off when the month
-		// sum is a multiple of 12 past a year ('2024-03-01' + INTERVAL 21
-		// MONTH is 2026-12-01, MySQL 2025-12-01).
-		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDate, d), g.r.IntN(21)-10, pick(g.r, "DAY", "MONTH", "YEAR"))
+		return fmt.Sprintf("%s(%s, INTERVAL %d %s)", pick(g.r, "DATE_ADD", "DATE_SUB"), g.expr(s, KindDate, d), g.r.IntN(61)-30, pick(g.r, "DAY", "MONTH", "YEAR", "QUARTER"))
 	default:
-		// Over leaves only, and no GREATEST/LEAST of dates: GMS types
-		// COALESCE of differently typed temporals, and GREATEST of DATEs,
-		// as TEXT or DATETIME (MySQL: DATE).
-		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDate), g.leaf(nil, KindDate))
+		if g.r.IntN(2) == 0 {
+			return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.expr(s, KindDate, d), g.leaf(s, KindDate))
+		}
+		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "COALESCE", "IFNULL"), g.expr(s, KindDate, d), g.leaf(s, KindDate))
 	}
 }
 
 func (g *Gen) datetimeExpr(s scope, d int) string {
-	// DATE_ADD and DATE_SUB cast back to DATETIME: GMS types them over a
-	// DATETIME as DATETIME(6), so they print '….000000' (MySQL: DATETIME,
-	// no fraction).
 	switch g.r.IntN(3) {
 	case 0:
-		return fmt.Sprintf("CAST(DATE_ADD(%s, INTERVAL %d %s) AS DATETIME)", g.expr(s, KindDatetime, d), g.r.IntN(40)-10, pick(g.r, "HOUR", "MINUTE", "DAY", "SECOND"))
+		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %d %s)", g.expr(s, KindDatetime, d), g.r.IntN(61)-30, pick(g.r, "HOUR", "MINUTE", "DAY", "SECOND", "MONTH", "YEAR"))
 	case 1:
-		// Leaves only: GMS types DATE_ADD of a DATETIME as DATETIME(6),
-		// and COALESCE(DATETIME(6), DATETIME) as TEXT (MySQL: DATETIME).
-		return fmt.Sprintf("COALESCE(%s, %s)", g.leaf(s, KindDatetime), g.leaf(nil, KindDatetime))
+		return fmt.Sprintf("COALESCE(%s, %s)", g.expr(s, KindDatetime, d), g.leaf(nil, KindDatetime))
 	default:
-		return fmt.Sprintf("CAST(DATE_SUB(%s, INTERVAL %d DAY) AS DATETIME)", g.expr(s, KindDatetime, d), g.r.IntN(30))
+		return fmt.Sprintf("DATE_SUB(%s, INTERVAL %d %s)", g.expr(s, KindDatetime, d), g.r.IntN(30), pick(g.r, "DAY", "MONTH"))
 	}
 }
 

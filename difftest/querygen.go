@@ -105,8 +105,10 @@ func (g *Gen) joinOn(left, right scope) string {
 }
 
 // comparable are the columns of s of l's kind that GMS joins with l
-// correctly: strings only of the same type, since GMS converts one side to
-// the other's (a join of VARCHAR(1) with VARCHAR(3) fails with 1406).
+// correctly: strings only of the same type, since a hash join converts
+// one side's key to the other's type (a join of VARCHAR(1) with
+// VARCHAR(3) fails with 1406; with GMS's coster it did not, with
+// lakesql's it does).
 func comparable(l ref, s scope) []ref {
 	var out []ref
 	for _, c := range s.ofKind(l.t.Kind) {

@@ -76,11 +76,14 @@ func randType(r *rand.Rand) ColType {
 	case 7:
 		return ColType{SQL: "DATE", Kind: KindDate}
 	case 8:
-		// DATETIME only, not DATETIME(3)/(6): GMS types COALESCE of
-		// DATETIME(6) and DATETIME as TEXT, and MySQL 8 (and lakesql)
-		// round a fraction cast to DATETIME ('….555' → ':01') where
-		// MariaDB truncates.
-		return ColType{SQL: "DATETIME", Kind: KindDatetime}
+		// DATETIME(3)/(6) too: no expression casts their fraction away
+		// (MySQL 8, and lakesql, round '….555' to ':01' where MariaDB
+		// truncates).
+		p := []int{0, 0, 3, 6}[r.IntN(4)]
+		if p == 0 {
+			return ColType{SQL: "DATETIME", Kind: KindDatetime}
+		}
+		return ColType{SQL: fmt.Sprintf("DATETIME(%d)", p), Kind: KindDatetime, Prec: p}
 	default:
 		return ColType{SQL: "BOOLEAN", Kind: KindBool, Bits: 8}
 	}

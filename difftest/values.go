@@ -71,7 +71,9 @@ func decimalValue(r *rand.Rand, t ColType, edge bool) string {
 	for i := 0; i < min(ip, 3); i++ {
 		hi *= 10
 	}
-	v := fmt.Sprint(r.IntN(2*hi) - hi)
+	// Within ±(hi-1): -hi has one integer digit too many (-10.6 does not
+	// fit DECIMAL(2,1)).
+	v := fmt.Sprint(r.IntN(2*hi-1) - (hi - 1))
 	if ip == 0 {
 		v = "0"
 	}

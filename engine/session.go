@@ -11,6 +11,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/ddl"
+	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/sqlerr"
 )
@@ -214,8 +215,17 @@ func (s *Session) ReleaseSavepoint(*sql.Context, sql.Transaction, string) error 
 	return fmt.Errorf("%w: savepoints", catalogstore.ErrNotSupported)
 }
 
-// SetSessionVariable switches workspace for SET lakehouse_workspace.
+// SetSessionVariable switches workspace for SET lakehouse_workspace, and
+// refuses a time_zone MySQL would not know (1298): TIMESTAMP reads and
+// writes convert through the session's zone (mysqlfix/timezone.go).
 func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) error {
+	if strings.EqualFold(name, "time_zone") {
+		if tz, ok := value.(string); ok {
+			if _, err := mysqlfix.ParseTimeZone(tz); err != nil {
+				return sqlerr.Wrap(err)
+			}
+		}
+	}
 	if strings.EqualFold(name, SysVarWorkspace) {
 		ws, ok := value.(string)
 		if !ok {

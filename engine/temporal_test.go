@@ -30,6 +30,13 @@ var temporalScript = scriptTest{
 		{query: "SELECT MAX(ts6) AS m FROM d.ts", want: []string{"2024-01-01 00:00:00.000000"}},
 		// TIME is named as declared, not GMS's "time(6)".
 		{query: "DESCRIBE d.t", want: []string{"id|int|YES||NULL|", "dt|datetime|YES||NULL|", "dt3|datetime(3)|YES||NULL|", "dt6|datetime(6)|YES||NULL|", "tm|time|YES||NULL|"}},
+		// information_schema.columns too (GMS: time(6), precision 6), and
+		// DATETIME(n)/TIMESTAMP(n) with their declared precision.
+		{query: "SELECT table_name, column_name, data_type, column_type, datetime_precision FROM information_schema.columns WHERE table_schema = 'd' AND data_type IN ('time', 'datetime', 'timestamp')", want: []string{
+			"t|dt|datetime|datetime|0", "t|dt3|datetime|datetime(3)|3", "t|dt6|datetime|datetime(6)|6", "t|tm|time|time|0",
+			"ts|ts|timestamp|timestamp|0", "ts|ts3|timestamp|timestamp(3)|3", "ts|ts6|timestamp|timestamp(6)|6",
+		}},
+		{query: "SHOW COLUMNS FROM d.ts", want: []string{"id|int|YES||NULL|", "ts|timestamp|YES||NULL|", "ts3|timestamp(3)|YES||NULL|", "ts6|timestamp(6)|YES||NULL|"}},
 		{query: "SHOW CREATE TABLE d.t", want: []string{"t|CREATE TABLE `t` (\n  `id` int,\n  `dt` datetime,\n  `dt3` datetime(3),\n  `dt6` datetime(6),\n  `tm` time\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin"}},
 	},
 }

@@ -14,6 +14,9 @@ const (
 	ruleCollatedDistinct
 	ruleMixedHashKeys
 	ruleConnectCrossJoins
+	ruleInfoSchemaTimeColumns
+	ruleSessionZoneFunctions
+	ruleStringFunctions
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -30,8 +33,11 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
 		AddPreAnalyzeRule(ruleExactDecimalComparisons, exactDecimalComparisons).
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
+		AddPreAnalyzeRule(ruleSessionZoneFunctions, sessionZoneFunctions).
+		AddPreAnalyzeRule(ruleStringFunctions, stringFunctions).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
+		AddPostAnalyzeRule(ruleInfoSchemaTimeColumns, infoSchemaTimeColumns).
 		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys).
 		AddPostValidationRule(ruleMixedHashKeys, mixedHashKeys)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // GMS v0.20.0 computes + - * of integers in Go's wrapping arithmetic and
@@ -274,10 +275,14 @@ func intArithInWrites(n sql.Node) (sql.Node, error) {
 // BIGINT, and a result outside BIGINT (-BIGINT_MIN, or an unsigned value
 // above 2^63) is error 1690. GMS v0.20.0 wraps -u8 into int8, keeps the
 // unsigned type for TINYINT..MEDIUMINT UNSIGNED, turns -18446744073709551615
-// into 1 and reports -BIGINT_MIN as 1264.
+// into 1 and reports -BIGINT_MIN as 1264. The negation of a narrower
+// signed value is one type wider (MySQL: max_length + 1, so -INT is a
+// BIGINT): GMS keeps the operand's type and clamps -(-128) of a TINYINT
+// to 127 and -(-2147483648) of an INT to 2147483647.
 type IntNegation struct {
 	*expression.UnaryMinus
 	unsigned bool
+	narrow   sql.Type // the wider type of a narrow signed operand (nil: 64-bit)
 }
 
 var _ sql.Expression = (*IntNegation)(nil)
@@ -288,16 +293,32 @@ func NewIntNegation(n *expression.UnaryMinus) (*IntNegation, bool) {
 	if !isInt(t) {
 		return nil, false
 	}
-	return &IntNegation{UnaryMinus: n, unsigned: types.IsUnsigned(t)}, true
+	neg := &IntNegation{UnaryMinus: n, unsigned: types.IsUnsigned(t)}
+	if !neg.unsigned {
+		switch t.Type() {
+		case sqltypes.Int8, sqltypes.Int16:
+			neg.narrow = types.Int32
+		case sqltypes.Int24, sqltypes.Int32:
+			neg.narrow = types.Int64
+		}
+	}
+	return neg, true
 }
+
+// Widened reports whether the result is typed wider than GMS typed it.
+func (e *IntNegation) Widened() bool { return e.unsigned || e.narrow != nil }
 
 // Unsigned reports whether the operand is unsigned.
 func (e *IntNegation) Unsigned() bool { return e.unsigned }
 
-// Type is BIGINT for an unsigned operand, GMS's otherwise.
+// Type is BIGINT for an unsigned operand, one wider for a narrow signed
+// one, GMS's (BIGINT) otherwise.
 func (e *IntNegation) Type() sql.Type {
-	if e.unsigned {
+	switch {
+	case e.unsigned:
 		return types.Int64
+	case e.narrow != nil:
+		return e.narrow
 	}
 	return e.UnaryMinus.Type()
 }
@@ -326,12 +347,13 @@ func (e *IntNegation) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if !ok {
 		return e.UnaryMinus.Eval(ctx, row)
 	}
-	if _, is64 := v.(int64); !e.unsigned && !is64 {
-		return e.UnaryMinus.Eval(ctx, row) // narrower signed types: GMS's (exact below BIGINT)
-	}
 	r, ok := IntOp('-', Int{}, i, false)
 	if !ok {
 		return nil, errOutOfRange(false, e)
+	}
+	if e.narrow == types.Int32 {
+		n, _ := r.(int64)
+		return int32(n), nil // within INT: the operand was at most 16 bits
 	}
 	return r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -49,7 +50,15 @@ func (r *retyper) retyped(e sql.Expression) bool {
 		case *IntArithmetic:
 			return x.unsigned // GMS typed it signed
 		case *IntNegation:
-			return x.unsigned // GMS typed it unsigned or 32-bit
+			return x.Widened() // GMS typed it unsigned or as narrow as its operand
+		case *IntAbs:
+			return x.Widened() // GMS typed it as narrow as its operand
+		case *DateArith:
+			return true // GMS typed it DATETIME(6)
+		case *Extreme:
+			return true // GMS typed it BIGINT, DOUBLE or DATETIME(6)
+		case *TemporalCoalesce:
+			return true // GMS typed it TEXT
 		case *IntDivision:
 			return true // GMS typed MOD as DECIMAL
 		case *decimalCast:
@@ -89,7 +98,7 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 				break
 			}
 			for _, c := range x.Schema() {
-				if _, dec := c.Type.(sql.DecimalType); dec || c.Type == types.Uint64 {
+				if _, dec := c.Type.(sql.DecimalType); dec || types.IsInteger(c.Type) || types.IsTime(c.Type) {
 					r.byTable[tableCol{x.Id(), strings.ToLower(c.Name)}] = c.Type
 				}
 			}
@@ -163,6 +172,26 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
+		case *function.DateAdd, *function.DateSub:
+			if a, ok := NewDateArith(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *function.Coalesce, *function.IfNull:
+			if a, ok := NewTemporalCoalesce(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *function.Greatest, *function.Least:
+			if a, ok := NewExtreme(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *function.AbsVal:
+			if a, ok := NewIntAbs(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
 		case *expression.IntDiv, *expression.Mod:
 			if a, ok := NewIntDivision(x); ok {
 				r.swapped = true
@@ -173,6 +202,10 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 				r.swapped = true
 				return c, transform.NewTree, nil
 			}
+		case *aggregation.Max:
+			r.retypeAggregate(x.Id(), x.Child, x.Type())
+		case *aggregation.Min:
+			r.retypeAggregate(x.Id(), x.Child, x.Type())
 		case *expression.Alias:
 			if _, ok := r.byID[x.Id()]; !ok && x.Id() != 0 && r.retyped(x.Child) {
 				r.byID[x.Id()] = x.Type()
@@ -198,6 +231,14 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 		}
 		return e, transform.SameTree, nil
 	})
+}
+
+// retypeAggregate records the type of MAX or MIN (id) over a retyped
+// child: the binder typed references to it by the child's old type.
+func (r *retyper) retypeAggregate(id sql.ColumnId, child sql.Expression, t sql.Type) {
+	if _, ok := r.byID[id]; !ok && id != 0 && r.retyped(child) {
+		r.byID[id] = t
+	}
 }
 
 // storedPrecision is the widest DECIMAL a lakesql dataset stores (Parquet

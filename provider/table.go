@@ -184,10 +184,17 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 			return nil, sqlerr.Wrap(err)
 		}
 	}
+	var it sql.RowIter
+	var err error
 	if len(st.deletes) > 0 {
-		return t.rowsLessDeletes(ctx, st)
+		it, err = t.rowsLessDeletes(ctx, st)
+	} else {
+		it, err = t.rowsWith(ctx, t.fieldIDs(), st, t.limit)
 	}
-	return t.rowsWith(ctx, t.fieldIDs(), st, t.limit)
+	if err != nil {
+		return nil, err
+	}
+	return inSessionZone(ctx, it, t.Schema())
 }
 
 // rowsWith reads the table's files (projected to ids) followed by the
@@ -200,7 +207,16 @@ func (t *Table) rowsWith(ctx *sql.Context, ids []int, st staged, limit int64) (s
 	if err != nil {
 		return nil, err
 	}
-	preds := scan.Predicates(t.schema, t.filters)
+	filters, err := t.prunable(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(filters) < len(t.filters) {
+		// The limit counts rows passing every pushed filter: with some
+		// not given to the readers, they cannot count.
+		limit = 0
+	}
+	preds := scan.Predicates(t.schema, filters)
 	kept := prune(files, t.ds.Specs, preds)
 	prof := scan.ProfileFor(ctx, t)
 	prof.Pruned(files, kept, t.ds.Specs, preds)
@@ -213,7 +229,7 @@ func (t *Table) rowsWith(ctx *sql.Context, ids []int, st staged, limit int64) (s
 		FieldIDs: ids,
 		Cache:    t.db.p.cache,
 		Footers:  t.db.p.footers,
-		Filters:  t.filters,
+		Filters:  filters,
 		Limit:    limit,
 	}
 	if t.ext != nil {
@@ -541,7 +557,11 @@ func (t *Table) PlanScan(ctx *sql.Context, prof *scan.Profile) error {
 	if err != nil {
 		return err
 	}
-	preds := scan.Predicates(t.schema, t.filters)
+	filters, err := t.prunable(ctx)
+	if err != nil {
+		return err
+	}
+	preds := scan.Predicates(t.schema, filters)
 	prof.Pruned(files, prune(files, t.ds.Specs, preds), t.ds.Specs, preds)
 	return nil
 }

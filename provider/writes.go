@@ -97,6 +97,7 @@ type editor struct {
 	w       *WriteSet
 	noStats bool
 	keyed   bool
+	zone    zoneShift   // rows arrive in the session's zone (timezone.go)
 	tt      *txn.Table  // the staged work, from the statement's first write
 	sw      *stmtWrites // the statement's writes, shared with its other editors
 }
@@ -116,7 +117,11 @@ func newEditor(ctx *sql.Context, t *Table) (*editor, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
-	return &editor{t: t, w: sess.Writes(), noStats: DeferredStats(ctx), keyed: len(t.schema.Key()) > 0}, nil
+	z, err := shiftFor(ctx, t.full)
+	if err != nil {
+		return nil, err
+	}
+	return &editor{t: t, w: sess.Writes(), noStats: DeferredStats(ctx), keyed: len(t.schema.Key()) > 0, zone: z}, nil
 }
 
 // editorOrFailing returns t's editor, or one that fails every write.
@@ -220,6 +225,8 @@ func (e *editor) StatementComplete(ctx *sql.Context) error {
 // Insert implements sql.RowInserter (and sql.RowReplacer): a row whose key
 // the table holds is refused with the holder (1062).
 func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	shown := row
+	row = e.zone.toUTC(row)
 	if e.keyed {
 		ki, err := e.keys(ctx)
 		if err != nil {
@@ -230,7 +237,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 			return sqlerr.Wrap(err)
 		}
 		if ex != nil {
-			return ki.duplicate(ctx, row, ex)
+			return ki.duplicate(ctx, shown, e.zone.fromUTC(ex))
 		}
 		if err := ki.insert(ctx, row.Copy()); err != nil {
 			return sqlerr.Wrap(err)
@@ -241,6 +248,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 
 // Delete implements sql.RowDeleter (and sql.RowReplacer).
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	row = e.zone.toUTC(row)
 	if _, err := e.table(); err != nil {
 		return sqlerr.Wrap(err)
 	}
@@ -255,7 +263,9 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 // Update implements sql.RowUpdater: a new key the table holds is refused
 // (1062), as MySQL checks each row as it updates it.
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
-	if err := e.checkUpdate(ctx, old, new); err != nil {
+	shown := new
+	old, new = e.zone.toUTC(old), e.zone.toUTC(new)
+	if err := e.checkUpdate(ctx, old, new, shown); err != nil {
 		return err
 	}
 	if err := e.add(ctx, true, old); err != nil {
@@ -268,7 +278,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 // update that keeps the key cannot break it: the index is loaded only
 // when a key changes, and otherwise only told of the new row (if an
 // earlier write of the statement or transaction loaded it).
-func (e *editor) checkUpdate(ctx *sql.Context, old, new sql.Row) error {
+func (e *editor) checkUpdate(ctx *sql.Context, old, new, shown sql.Row) error {
 	if !e.keyed {
 		return nil
 	}
@@ -297,7 +307,7 @@ func (e *editor) checkUpdate(ctx *sql.Context, old, new sql.Row) error {
 			return sqlerr.Wrap(err)
 		}
 		if ex != nil {
-			return ki.duplicate(ctx, new, ex)
+			return ki.duplicate(ctx, shown, e.zone.fromUTC(ex))
 		}
 	}
 	return sqlerr.Wrap(ki.insert(ctx, new.Copy()))

@@ -70,15 +70,17 @@ func answerFromManifest(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scop
 }
 
 // baseTable returns the lakesql table directly under n (through an
-// alias), unless the session's transaction has staged writes on it: only
-// the row path merges those in.
+// alias), unless the session's transaction has staged writes on it (only
+// the row path merges those in) or its TIMESTAMPs read shifted into the
+// session's time zone (only the row path converts them; provider's
+// timezone.go).
 func baseTable(ctx *sql.Context, n sql.Node) *provider.Table {
 	switch x := n.(type) {
 	case *plan.TableAlias:
 		return baseTable(ctx, x.Child)
 	case *plan.ResolvedTable:
 		t, _ := x.Table.(*provider.Table)
-		if t != nil && t.HasStagedWrites(ctx) {
+		if t != nil && (t.HasStagedWrites(ctx) || t.ShiftsTimestamps(ctx)) {
 			return nil
 		}
 		return t
