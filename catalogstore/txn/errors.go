@@ -2,7 +2,6 @@ package txn
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/lakesql/lakesql/catalogstore"
 )
@@ -18,10 +17,6 @@ type IncarnationError struct {
 	// incarnation; otherwise COMMIT refused, and the transaction was rolled
 	// back.
 	Statement bool
-	// Committed names the tables whose writes committed before a race
-	// the pre-commit check could not see (a transaction spanning several
-	// tables commits one table at a time).
-	Committed []string
 }
 
 func (e *IncarnationError) Error() string {
@@ -29,8 +24,6 @@ func (e *IncarnationError) Error() string {
 	switch {
 	case e.Statement:
 		msg += "; the transaction cannot commit: roll it back and retry"
-	case len(e.Committed) > 0:
-		msg += "; its writes to " + strings.Join(e.Committed, ", ") + " were committed before, the rest rolled back"
 	default:
 		msg += "; the transaction was rolled back"
 	}

@@ -132,8 +132,13 @@ func (s *Store) Collections(ctx context.Context, docPath string) ([]string, erro
 // fn reads, so it is unchanged at commit; when Firestore aborts the
 // transaction for contention, fn runs again, up to txAttempts times.
 func (s *Store) RunTx(ctx context.Context, fn func(ctx context.Context, tx meta.Tx) error) error {
+	ctx, cancel, err := meta.Detached(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	var created []string
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, ft *firestore.Transaction) error {
+	err = s.client.RunTransaction(ctx, func(ctx context.Context, ft *firestore.Transaction) error {
 		t := &txn{client: s.client, ctx: ctx, tx: ft}
 		err := fn(ctx, t)
 		created = t.created
