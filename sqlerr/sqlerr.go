@@ -6,6 +6,7 @@
 package sqlerr
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -87,6 +88,9 @@ var table = []struct {
 	{mysqlfix.ErrExplainWrites, Code{mysql.ERNotSupportedYet, "42000"}},
 	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
 	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE
+	// A statement stopped by KILL QUERY (or its client gone) mid-way:
+	// ER_QUERY_INTERRUPTED, as MySQL answers, not the generic 1105.
+	{context.Canceled, Code{1317, "70100"}},
 }
 
 // Lookup returns the code for err, and false for errors lakesql does not

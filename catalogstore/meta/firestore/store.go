@@ -216,6 +216,10 @@ func mapErr(op, path string, err error) error {
 		// Both wrapped: the client retries a transaction only while it
 		// still sees the Aborted status.
 		return fmt.Errorf("firestore metastore: %s %s: %w: %w", op, path, meta.ErrContention, err)
+	case codes.Canceled:
+		// The caller's context was cancelled (KILL QUERY): say so as
+		// context.Canceled, as the SQLite backend does.
+		return fmt.Errorf("firestore metastore: %s %s: %w: %w", op, path, context.Canceled, err)
 	}
 	return fmt.Errorf("firestore metastore: %s %s: %w", op, path, err)
 }

@@ -588,6 +588,9 @@ func testTxCancelledMidway(t *testing.T, s meta.Store, root string) {
 		t.Fatalf("RunTx cancelled midway: %v, want it to commit", err)
 	}
 	wantData(t, s, doc, map[string]any{"v": int64(1)})
+	if _, err := s.Get(ctx, doc); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Get of a cancelled caller: %v, want context.Canceled", err)
+	}
 	err = s.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		return tx.Set(doc, map[string]any{"v": int64(2)})
 	})
