@@ -108,6 +108,10 @@ type Commit struct {
 	Schema           *schema.Schema
 	NextFieldID      int
 	ExpectedSchemaID int
+	// CheckSchema refuses the commit (ErrSchemaChanged, never re-based)
+	// when the schema is no longer ExpectedSchemaID: its rows were
+	// written under that schema.
+	CheckSchema bool
 	// NoRebase refuses a lost race (ErrCommitConflict, re-prepare) even
 	// for a pure append: its rows were checked against the base snapshot
 	// for primary-key uniqueness, which rows committed since may break.
@@ -160,7 +164,7 @@ func (c *Catalog) commitRebasing(ctx context.Context, id Ident, cm Commit) (*Sna
 		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) {
 			return nil, err
 		}
-		if errors.Is(ce.Err, ErrSpecChanged) || !c.rebases(cm) {
+		if errors.Is(ce.Err, ErrSpecChanged) || errors.Is(ce.Err, ErrSchemaChanged) || !c.rebases(cm) {
 			// A conflict caused by a DROP (another commit moved the head,
 			// then the table went) is reported as the drop, not as the
 			// head having moved.
@@ -303,6 +307,9 @@ func (c *Catalog) prepareCommit(ctx context.Context, id Ident, cm Commit, base i
 	if cm.CheckSpec && ds.Spec.ID != cm.ExpectedSpecID {
 		return nil, p.cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, ds.Spec.ID))
 	}
+	if cm.CheckSchema && ds.Schema.ID != cm.ExpectedSchemaID {
+		return nil, p.schemaChanged(ds.Schema.ID)
+	}
 	var parent *Snapshot
 	var parentFiles []manifest.DataFile
 	if base != 0 {
@@ -365,10 +372,17 @@ func (p *preparedCommit) check(tx meta.Tx) error {
 	if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
 		return p.cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, cur.Spec.ID))
 	}
+	if cm.CheckSchema && cur.Schema.ID != cm.ExpectedSchemaID {
+		return p.schemaChanged(cur.Schema.ID)
+	}
 	if cm.Schema != nil && cur.Schema.ID != cm.ExpectedSchemaID {
 		return p.cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("the schema changed (version %d, prepared against %d)", cur.Schema.ID, cm.ExpectedSchemaID))
 	}
 	return nil
+}
+
+func (p *preparedCommit) schemaChanged(now int) error {
+	return p.cerr(ErrSchemaChanged, RePrepare, fmt.Sprintf("version %d, the rows were written under %d; run the statement again", now, p.cm.ExpectedSchemaID))
 }
 
 // write stages the snapshot document and moves the pointer.

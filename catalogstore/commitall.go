@@ -50,7 +50,7 @@ func (c *Catalog) CommitAll(ctx context.Context, commits []DatasetCommit) ([]*Sn
 			return nil, err
 		}
 		dc := commits[failed]
-		if errors.Is(ce.Err, ErrSpecChanged) || !c.rebases(dc.Commit) {
+		if errors.Is(ce.Err, ErrSpecChanged) || errors.Is(ce.Err, ErrSchemaChanged) || !c.rebases(dc.Commit) {
 			if gone := c.dropped(ctx, dc.ID, dc.Commit.ExpectedUUID); gone != nil {
 				return nil, gone
 			}

@@ -66,6 +66,10 @@ var (
 	// partition spec changed since the rows were split into files, so the
 	// statement must be prepared again.
 	ErrSpecChanged = fmt.Errorf("%w: the partition spec changed", ErrCommitConflict)
+	// ErrSchemaChanged is the other: the table's schema changed (ALTER
+	// TABLE) since the rows were written under it, so they may lack a
+	// column's default or carry a dropped one (Commit.CheckSchema).
+	ErrSchemaChanged = fmt.Errorf("%w: the table's schema changed", ErrCommitConflict)
 	// ErrIncarnationChanged: the dataset was dropped and recreated (its
 	// table uuid changed) since the work was prepared.
 	ErrIncarnationChanged = errors.New("the table was recreated")

@@ -17,10 +17,15 @@ type IncarnationError struct {
 	// incarnation; otherwise COMMIT refused, and the transaction was rolled
 	// back.
 	Statement bool
+	// Altered: the table was altered (its schema changed), not dropped.
+	Altered bool
 }
 
 func (e *IncarnationError) Error() string {
 	msg := fmt.Sprintf("table %s was dropped/recreated since the transaction first wrote it", e.Table)
+	if e.Altered {
+		msg = fmt.Sprintf("the definition of table %s changed (ALTER TABLE) since the transaction first wrote it", e.Table)
+	}
 	switch {
 	case e.Statement:
 		msg += "; the transaction cannot commit: roll it back and retry"

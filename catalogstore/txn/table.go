@@ -345,6 +345,9 @@ func (t *Table) commitOf(ctx context.Context, author string, added []manifest.Da
 		// spec change since refuses the commit (re-prepare), never a silent
 		// recompute.
 		CheckSpec: true, ExpectedSpecID: ds.Spec.ID,
+		// Rows were built under the schema at the first touch: an ALTER
+		// since refuses the commit (a column's default would be missing).
+		CheckSchema: true, ExpectedSchemaID: t.tg.schema.ID,
 		// Rows of a keyed table were checked unique against the read
 		// snapshot: rows committed since could duplicate them.
 		NoRebase: len(t.tg.schema.Key()) > 0,

@@ -26,7 +26,8 @@ func New() *Txn { return &Txn{tables: map[string]*Table{}} }
 // schema s), starting it at the transaction's first touch of ds, which
 // pins ds's incarnation. A touch of another incarnation under the same
 // name is an *IncarnationError: the staged work belongs to the dropped
-// table, and replacing it would lose acknowledged rows.
+// table, and replacing it would lose acknowledged rows. So is a touch
+// under another schema (the table was altered since).
 func (x *Txn) Table(cat *catalogstore.Catalog, ds *catalogstore.Dataset, s *schema.Schema, snapshot int64) (*Table, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -34,6 +35,11 @@ func (x *Txn) Table(cat *catalogstore.Catalog, ds *catalogstore.Dataset, s *sche
 	t, ok := x.tables[key]
 	if ok && t.tg.ds.UUID != ds.UUID {
 		return nil, &IncarnationError{Table: ds.Ident().Short(), Statement: true}
+	}
+	if ok && t.tg.schema.ID != s.ID {
+		// Its staged rows have the old schema's columns: rows of the new
+		// one cannot join them (ALTER TABLE by another session).
+		return nil, &IncarnationError{Table: ds.Ident().Short(), Statement: true, Altered: true}
 	}
 	if ok {
 		return t, nil
