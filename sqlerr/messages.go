@@ -1,6 +1,7 @@
 package sqlerr
 
 import (
+	"context"
 	"strings"
 
 	"github.com/lakesql/lakesql/catalogstore/blob"
@@ -13,7 +14,7 @@ import (
 // arrive on the wire flattened into 1105: Remap recognises them by the
 // sentinel's text, which every such error carries, and gives them the
 // sentinel's code from table. Read-only.
-var flattenedSentinels = []error{datafile.ErrChecksum, blob.ErrNoSpace, blob.ErrReadOnly, mysqlfix.ErrSecureFilePriv, mysqlfix.ErrCSV}
+var flattenedSentinels = []error{datafile.ErrChecksum, blob.ErrNoSpace, blob.ErrReadOnly, mysqlfix.ErrSecureFilePriv, mysqlfix.ErrCSV, context.Canceled}
 
 // lookupMessage finds the code of a flattened lakesql error by its text.
 func lookupMessage(msg string) (Code, bool) {

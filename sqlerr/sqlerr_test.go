@@ -1,6 +1,7 @@
 package sqlerr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -65,6 +66,9 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{fmt.Errorf("read x.parquet: row group 0: %w", datafile.ErrChecksum), 1194},
 		{fmt.Errorf("write data file for d.t: put k: %w (no space left on device)", blob.ErrNoSpace), 1114},
 		{fmt.Errorf("write data file for d.t: put k: %w (read-only file system)", blob.ErrReadOnly), 1036},
+		// A statement inside a transaction stopped by KILL QUERY (the
+		// randomized schedule): ER_QUERY_INTERRUPTED.
+		{context.Canceled, 1317},
 	}
 	for _, c := range cases {
 		got := Remap(sql.CastSQLError(c.err))
