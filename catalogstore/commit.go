@@ -318,6 +318,11 @@ func (c *Catalog) prepareCommit(ctx context.Context, id Ident, cm Commit, base i
 			return nil, err
 		}
 		parentFiles, err = c.liveFiles(ctx, ds, parent)
+		if err != nil && ctx.Err() != nil {
+			// The statement was killed while it read: the manifest is
+			// not damaged, and no alert is due.
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			return nil, p.cerr(err, RePrepare, "the parent manifest cannot be read, so the commit is refused")
 		}

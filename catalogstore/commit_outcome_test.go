@@ -3,9 +3,11 @@ package catalogstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/blob/faultblob"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/meta"
 )
@@ -95,6 +97,33 @@ func TestCommitAll_AllOrNothing(t *testing.T) {
 			if err != nil || len(files) != c.files {
 				t.Fatalf("%s: %d files (%v), want %d", c.ds.Ident().Short(), len(files), err, c.files)
 			}
+		}
+	})
+}
+
+// TestCommit_KilledWhileReadingParentIsNotDamage: a commit whose
+// statement is killed while it reads the parent manifest fails with the
+// cancellation, not an alertable ErrManifestUnreadable (the schedule saw
+// KILL QUERY answered 1030 and a critical alert raised).
+func TestCommit_KilledWhileReadingParentIsNotDamage(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ds := e.dataset(t, "c", "t")
+		if _, err := e.cat.Commit(ctx, ds.Ident(), catalogstore.Commit{Operation: catalogstore.OpAppend, Author: "x", ExpectedUUID: ds.UUID, Added: []manifest.DataFile{fakeFile(ds, 1, 1)}}); err != nil {
+			t.Fatal(err)
+		}
+		killer := faultblob.InjectorFunc(func(op faultblob.Op) error {
+			if op.Kind == faultblob.OpGet && op.Phase == faultblob.Before && strings.Contains(op.Key, "/metadata/manifest-") {
+				cancel()
+				return context.Canceled
+			}
+			return nil
+		})
+		cat := catalogstore.New(e.m, faultblob.Wrap(e.b, killer), catalogstore.Options{NoAudit: true})
+		_, err := cat.Commit(ctx, ds.Ident(), catalogstore.Commit{Operation: catalogstore.OpAppend, Author: "x", ExpectedUUID: ds.UUID, BaseSnapshotID: 1, Added: []manifest.DataFile{fakeFile(ds, 2, 1)}})
+		if !errors.Is(err, context.Canceled) || errors.Is(err, catalogstore.ErrManifestUnreadable) || catalogstore.IsAlertable(err) {
+			t.Fatalf("commit killed while reading the parent manifest: %v, want context.Canceled, not alertable damage", err)
 		}
 	})
 }
