@@ -215,6 +215,13 @@ func (c *sideClient) runMaintenance(ctx context.Context) {
 		c.count(op.name, err)
 		for _, r := range rows {
 			switch {
+			case op.name == "verify t" && r[0] == "trigger-count":
+				// verify reads the dataset and its trigger documents
+				// apart: a CREATE/DROP MATERIALIZED VIEW between the two
+				// reads shows as a mismatch (a false finding under
+				// concurrent DDL, reported on issue 18). The final verify
+				// and fsck are strict.
+				c.tally["verify t trigger-count mid-run"]++
 			case op.name == "verify t" && r[0] != "ok":
 				c.env.errorf("maintenance: CALL verify('s.t') during the run: %v", r)
 			case op.name == "optimize t" && r[2] != "status":
