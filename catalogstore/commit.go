@@ -318,11 +318,6 @@ func (c *Catalog) prepareCommit(ctx context.Context, id Ident, cm Commit, base i
 			return nil, err
 		}
 		parentFiles, err = c.liveFiles(ctx, ds, parent)
-		if err != nil && ctx.Err() != nil {
-			// The statement was killed while it read: the manifest is
-			// not damaged, and no alert is due.
-			return nil, ctx.Err()
-		}
 		if err != nil {
 			return nil, p.cerr(err, RePrepare, "the parent manifest cannot be read, so the commit is refused")
 		}
@@ -641,6 +636,9 @@ func (c *Catalog) AddedFiles(ctx context.Context, ds *Dataset, snapID int64) ([]
 		if d, err = manifest.ReadDelta(ctx, c.blob, ch.Key(), opts); err == nil {
 			files = d.Added
 		}
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, snap, ctx.Err() // killed while it read: no damage
 	}
 	if err != nil {
 		return nil, snap, MarkAlertable(fmt.Errorf("%w: %s of %s: %v", ErrManifestUnreadable, ch.Key(), ds.Ident().Short(), err),
