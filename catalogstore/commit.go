@@ -108,6 +108,10 @@ type Commit struct {
 	Schema           *schema.Schema
 	NextFieldID      int
 	ExpectedSchemaID int
+	// CheckSchema refuses the commit (ErrSchemaChanged, never re-based)
+	// when the schema is no longer ExpectedSchemaID: its rows were
+	// written under that schema.
+	CheckSchema bool
 	// NoRebase refuses a lost race (ErrCommitConflict, re-prepare) even
 	// for a pure append: its rows were checked against the base snapshot
 	// for primary-key uniqueness, which rows committed since may break.
@@ -160,7 +164,7 @@ func (c *Catalog) commitRebasing(ctx context.Context, id Ident, cm Commit) (*Sna
 		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) {
 			return nil, err
 		}
-		if errors.Is(ce.Err, ErrSpecChanged) || !c.rebases(cm) {
+		if errors.Is(ce.Err, ErrSpecChanged) || errors.Is(ce.Err, ErrSchemaChanged) || !c.rebases(cm) {
 			// A conflict caused by a DROP (another commit moved the head,
 			// then the table went) is reported as the drop, not as the
 			// head having moved.
@@ -249,118 +253,213 @@ func (c *Catalog) rebases(cm Commit) bool {
 // manifest, then one transaction that checks the guards and moves the
 // pointer.
 func (c *Catalog) tryCommit(ctx context.Context, id Ident, cm Commit, base int64) (*Snapshot, *Dataset, error) {
-	cerr := func(err error, r Retry, detail string) error {
-		return &CommitError{Dataset: id.Short(), Err: err, Retry: r, Detail: detail}
-	}
-	ds, err := c.Dataset(ctx, id)
+	p, err := c.prepareCommit(ctx, id, cm, base)
 	if err != nil {
 		return nil, nil, err
 	}
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		if err := p.check(tx); err != nil {
+			return err
+		}
+		return p.write(tx)
+	})
+	if err != nil {
+		return nil, nil, c.abandon(ctx, p, err)
+	}
+	c.finish(ctx, p)
+	return p.snap, p.ds, nil
+}
+
+// preparedCommit is a commit whose new manifest is written: what its
+// metastore transaction checks and writes.
+type preparedCommit struct {
+	id         Ident
+	cm         Commit
+	base       int64
+	ds         *Dataset // as read before the manifest was written
+	snap       *Snapshot
+	snapData   map[string]any
+	schemaData map[string]any
+	nextRowID  int64
+	summary    Summary
+	written    string // the manifest object this commit wrote ("" when it reuses one)
+}
+
+func (p *preparedCommit) cerr(err error, r Retry, detail string) error {
+	return &CommitError{Dataset: p.id.Short(), Err: err, Retry: r, Detail: detail}
+}
+
+// prepareCommit runs the steps before the metastore transaction: read the
+// dataset and the parent manifest, write the new manifest.
+func (c *Catalog) prepareCommit(ctx context.Context, id Ident, cm Commit, base int64) (*preparedCommit, error) {
+	p := &preparedCommit{id: id, cm: cm, base: base}
+	ds, err := c.Dataset(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p.ds = ds
 	if ds.UUID != cm.ExpectedUUID {
-		return nil, nil, cerr(ErrIncarnationChanged, RePrepare, fmt.Sprintf("expected table uuid %s, found %s", cm.ExpectedUUID, ds.UUID))
+		return nil, p.cerr(ErrIncarnationChanged, RePrepare, fmt.Sprintf("expected table uuid %s, found %s", cm.ExpectedUUID, ds.UUID))
 	}
 	if ds.CurrentSnapshotID != base {
-		return nil, nil, cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", base, ds.CurrentSnapshotID))
+		return nil, p.cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", base, ds.CurrentSnapshotID))
 	}
 	if cm.CheckSpec && ds.Spec.ID != cm.ExpectedSpecID {
-		return nil, nil, cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, ds.Spec.ID))
+		return nil, p.cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, ds.Spec.ID))
+	}
+	if cm.CheckSchema && ds.Schema.ID != cm.ExpectedSchemaID {
+		return nil, p.schemaChanged(ds.Schema.ID)
 	}
 	var parent *Snapshot
 	var parentFiles []manifest.DataFile
 	if base != 0 {
 		parent, err = c.Snapshot(ctx, ds, base)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		parentFiles, err = c.liveFiles(ctx, ds, parent)
 		if err != nil {
-			return nil, nil, cerr(err, RePrepare, "the parent manifest cannot be read, so the commit is refused")
+			return nil, p.cerr(err, RePrepare, "the parent manifest cannot be read, so the commit is refused")
 		}
 	}
 	snapID := ds.LastSequenceNumber + 1
 	live, summary, nextRowID, err := c.nextManifest(ds, parentFiles, cm, snapID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	snap := &Snapshot{
+	p.summary, p.nextRowID = summary, nextRowID
+	p.snap = &Snapshot{
 		ID: snapID, ParentID: base, SequenceNumber: snapID, Timestamp: c.now(),
 		Author: cm.Author, Message: cm.Message, Operation: cm.Operation, UserCreated: cm.userCreated(),
 		SchemaID: ds.Schema.ID, SpecID: ds.Spec.ID, Summary: summary,
 	}
-	written := ""
 	if r := cm.ReuseManifest; r != nil {
-		snap.ManifestPath, snap.ManifestBase, snap.ManifestBytes, snap.ManifestDeltas = r.ManifestPath, r.ManifestBase, r.ManifestBytes, r.ManifestDeltas
-	} else if written, err = c.writeManifest(ctx, ds, snap, parent, live, ownChange(cm, live)); err != nil {
-		return nil, nil, cerr(err, Retryable, "write manifest")
+		p.snap.ManifestPath, p.snap.ManifestBase, p.snap.ManifestBytes, p.snap.ManifestDeltas = r.ManifestPath, r.ManifestBase, r.ManifestBytes, r.ManifestDeltas
+	} else if p.written, err = c.writeManifest(ctx, ds, p.snap, parent, live, ownChange(cm, live)); err != nil {
+		return nil, p.cerr(err, Retryable, "write manifest")
 	}
-	var schemaData map[string]any
 	if cm.Schema != nil {
-		snap.SchemaID = cm.Schema.ID
-		if schemaData, err = meta.Encode(cm.Schema); err != nil {
-			return nil, nil, err
+		p.snap.SchemaID = cm.Schema.ID
+		if p.schemaData, err = meta.Encode(cm.Schema); err != nil {
+			c.abandon(ctx, p, err)
+			return nil, err
 		}
 	}
-	snapData, err := meta.Encode(snap)
-	if err != nil {
-		return nil, nil, err
+	if p.snapData, err = meta.Encode(p.snap); err != nil {
+		c.abandon(ctx, p, err)
+		return nil, err
 	}
-	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		cur, err := loadDataset(tx, id)
-		if errors.Is(err, ErrDatasetNotFound) {
-			return cerr(ErrIncarnationChanged, RePrepare, "the table was dropped")
-		} else if err != nil {
+	return p, nil
+}
+
+// check is the guard part of the metastore transaction (reads only): the
+// same incarnation, the head still the base, the spec and schema
+// unchanged.
+func (p *preparedCommit) check(tx meta.Tx) error {
+	cm := p.cm
+	cur, err := loadDataset(tx, p.id)
+	if errors.Is(err, ErrDatasetNotFound) {
+		return p.cerr(ErrIncarnationChanged, RePrepare, "the table was dropped")
+	} else if err != nil {
+		return err
+	}
+	if cur.UUID != cm.ExpectedUUID {
+		return p.cerr(ErrIncarnationChanged, RePrepare, fmt.Sprintf("expected table uuid %s, found %s", cm.ExpectedUUID, cur.UUID))
+	}
+	if cur.CurrentSnapshotID != p.base || cur.LastSequenceNumber != p.ds.LastSequenceNumber {
+		return p.cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", p.base, cur.CurrentSnapshotID))
+	}
+	if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
+		return p.cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, cur.Spec.ID))
+	}
+	if cm.CheckSchema && cur.Schema.ID != cm.ExpectedSchemaID {
+		return p.schemaChanged(cur.Schema.ID)
+	}
+	if cm.Schema != nil && cur.Schema.ID != cm.ExpectedSchemaID {
+		return p.cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("the schema changed (version %d, prepared against %d)", cur.Schema.ID, cm.ExpectedSchemaID))
+	}
+	return nil
+}
+
+func (p *preparedCommit) schemaChanged(now int) error {
+	return p.cerr(ErrSchemaChanged, RePrepare, fmt.Sprintf("version %d, the rows were written under %d; run the statement again", now, p.cm.ExpectedSchemaID))
+}
+
+// write stages the snapshot document and moves the pointer.
+func (p *preparedCommit) write(tx meta.Tx) error {
+	snapID := p.snap.ID
+	if err := tx.Create(snapshotPath(p.id, snapID), p.snapData); err != nil {
+		return err
+	}
+	fields := map[string]any{
+		"current-snapshot-id":  snapID,
+		"last-sequence-number": snapID,
+		"next-row-id":          p.nextRowID,
+		"current-records":      p.summary.TotalRecords,
+		"current-files":        p.summary.TotalFiles,
+		"current-bytes":        p.summary.TotalBytes,
+		"updated-at":           p.snap.Timestamp.Format(time.RFC3339Nano),
+	}
+	if p.cm.Schema != nil {
+		if err := tx.Set(schemaPath(p.id, p.cm.Schema.ID), p.schemaData); err != nil {
 			return err
 		}
-		if cur.UUID != cm.ExpectedUUID {
-			return cerr(ErrIncarnationChanged, RePrepare, fmt.Sprintf("expected table uuid %s, found %s", cm.ExpectedUUID, cur.UUID))
-		}
-		if cur.CurrentSnapshotID != base || cur.LastSequenceNumber != ds.LastSequenceNumber {
-			return cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("prepared against snapshot %d, head is %d", base, cur.CurrentSnapshotID))
-		}
-		if cm.CheckSpec && cur.Spec.ID != cm.ExpectedSpecID {
-			return cerr(ErrSpecChanged, RePrepare, fmt.Sprintf("from %d to %d since the rows were split; run the statement again", cm.ExpectedSpecID, cur.Spec.ID))
-		}
-		if cm.Schema != nil && cur.Schema.ID != cm.ExpectedSchemaID {
-			return cerr(ErrCommitConflict, RePrepare, fmt.Sprintf("the schema changed (version %d, prepared against %d)", cur.Schema.ID, cm.ExpectedSchemaID))
-		}
-		if err := tx.Create(snapshotPath(id, snapID), snapData); err != nil {
-			return err
-		}
-		fields := map[string]any{
-			"current-snapshot-id":  snapID,
-			"last-sequence-number": snapID,
-			"next-row-id":          nextRowID,
-			"current-records":      summary.TotalRecords,
-			"current-files":        summary.TotalFiles,
-			"current-bytes":        summary.TotalBytes,
-			"updated-at":           snap.Timestamp.Format(time.RFC3339Nano),
-		}
-		if cm.Schema != nil {
-			if err := tx.Set(schemaPath(id, cm.Schema.ID), schemaData); err != nil {
-				return err
-			}
-			fields["schema"], fields["next-field-id"] = schemaData, cm.NextFieldID
-		}
-		return tx.Merge(datasetPath(id), fields)
-	})
-	if err != nil {
-		if written != "" {
-			// The manifest of a refused commit is never referenced.
-			_ = c.blob.Delete(context.WithoutCancel(ctx), written)
-		}
-		var ce *CommitError
-		if errors.As(err, &ce) {
-			return nil, nil, err
-		}
-		return nil, nil, cerr(err, Retryable, "metastore transaction")
+		fields["schema"], fields["next-field-id"] = p.schemaData, p.cm.NextFieldID
 	}
-	ds.CurrentSnapshotID, ds.LastSequenceNumber, ds.NextRowID = snapID, snapID, nextRowID
-	ds.CurrentRecords, ds.CurrentFiles, ds.CurrentBytes = summary.TotalRecords, summary.TotalFiles, summary.TotalBytes
+	return tx.Merge(datasetPath(p.id), fields)
+}
+
+// abandon deletes the manifest of a commit that certainly did not land
+// and returns err as a *CommitError.
+func (c *Catalog) abandon(ctx context.Context, p *preparedCommit, err error) error {
+	if notLanded(err) {
+		c.dropManifest(ctx, p)
+	}
+	return p.txErr(err)
+}
+
+// txErr is the *CommitError of a failed metastore transaction.
+func (p *preparedCommit) txErr(err error) error {
+	var ce *CommitError
+	switch {
+	case errors.As(err, &ce):
+		return err
+	case notLanded(err):
+		return p.cerr(err, Retryable, "metastore transaction")
+	}
+	return p.cerr(err, OutcomeUnknown, "the metastore transaction may have applied; look at the table before running it again")
+}
+
+// dropManifest deletes the manifest of a refused commit: nothing
+// references it.
+func (c *Catalog) dropManifest(ctx context.Context, p *preparedCommit) {
+	if p.written != "" {
+		_ = c.blob.Delete(context.WithoutCancel(ctx), p.written)
+	}
+}
+
+// notLanded reports whether a commit that failed with err certainly did
+// not land: a guard refused it (a *CommitError), or the metastore refused
+// the transaction (ErrExists, ErrContention). Any other failure of the
+// metastore transaction — a cancelled context (KILL QUERY), a lost
+// connection — may come after the metastore applied it, so its manifest
+// stays (orphan cleanup removes it if nothing references it): deleting it
+// would leave the head snapshot without its manifest.
+func notLanded(err error) bool {
+	var ce *CommitError
+	return errors.As(err, &ce) || errors.Is(err, meta.ErrExists) || errors.Is(err, meta.ErrContention)
+}
+
+// finish brings the prepared dataset to the committed state and audits
+// the commit.
+func (c *Catalog) finish(ctx context.Context, p *preparedCommit) {
+	ds, snap, cm := p.ds, p.snap, p.cm
+	ds.CurrentSnapshotID, ds.LastSequenceNumber, ds.NextRowID = snap.ID, snap.ID, p.nextRowID
+	ds.CurrentRecords, ds.CurrentFiles, ds.CurrentBytes = p.summary.TotalRecords, p.summary.TotalFiles, p.summary.TotalBytes
 	if cm.Schema != nil {
 		ds.Schema, ds.NextFieldID = *cm.Schema, cm.NextFieldID
 	}
-	c.audit(ctx, string(cm.Operation), "snapshot", id.Workspace, id.Collection, id.Name, cm.Author)
-	return snap, ds, nil
+	c.audit(ctx, string(cm.Operation), "snapshot", p.id.Workspace, p.id.Collection, p.id.Name, cm.Author)
 }
 
 // ownChange is the commit's change as a delta over its parent, given the
@@ -537,6 +636,9 @@ func (c *Catalog) AddedFiles(ctx context.Context, ds *Dataset, snapID int64) ([]
 		if d, err = manifest.ReadDelta(ctx, c.blob, ch.Key(), opts); err == nil {
 			files = d.Added
 		}
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, snap, ctx.Err() // killed while it read: no damage
 	}
 	if err != nil {
 		return nil, snap, MarkAlertable(fmt.Errorf("%w: %s of %s: %v", ErrManifestUnreadable, ch.Key(), ds.Ident().Short(), err),

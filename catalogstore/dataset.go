@@ -304,6 +304,10 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 	if err := c.deleteIncarnation(ctx, ds); err != nil {
 		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
+	// The table is gone: the clean-up runs to its end even when the
+	// statement is killed now, since sub-documents left behind collide
+	// with the next incarnation's (its first commit finds snapshot 1).
+	ctx = context.WithoutCancel(ctx)
 	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
 		c.log.Warn(what+": sub-documents left", "dataset", id.String(), "err", err)
 	}

@@ -66,6 +66,10 @@ var (
 	// partition spec changed since the rows were split into files, so the
 	// statement must be prepared again.
 	ErrSpecChanged = fmt.Errorf("%w: the partition spec changed", ErrCommitConflict)
+	// ErrSchemaChanged is the other: the table's schema changed (ALTER
+	// TABLE) since the rows were written under it, so they may lack a
+	// column's default or carry a dropped one (Commit.CheckSchema).
+	ErrSchemaChanged = fmt.Errorf("%w: the table's schema changed", ErrCommitConflict)
 	// ErrIncarnationChanged: the dataset was dropped and recreated (its
 	// table uuid changed) since the work was prepared.
 	ErrIncarnationChanged = errors.New("the table was recreated")
@@ -83,17 +87,25 @@ const (
 	RePrepare Retry = iota
 	// Retryable: the same commit may be submitted again.
 	Retryable
+	// OutcomeUnknown: the metastore transaction failed in a way that may
+	// come after it applied (a cancelled context, a lost connection), so
+	// the commit may have landed: none of its files may be deleted, and
+	// it must not be submitted again blindly (MayHaveLanded).
+	OutcomeUnknown
 )
 
 func (r Retry) String() string {
-	if r == Retryable {
+	switch r {
+	case Retryable:
 		return "retryable"
+	case OutcomeUnknown:
+		return "outcome unknown"
 	}
 	return "re-prepare"
 }
 
 // CommitError is a refused commit. Its files were never referenced and are
-// orphans for cleanup.
+// orphans for cleanup — unless its Retry is OutcomeUnknown.
 type CommitError struct {
 	Dataset string
 	Err     error // one of the commit sentinels, or a metastore error
@@ -103,6 +115,9 @@ type CommitError struct {
 
 func (e *CommitError) Error() string {
 	msg := fmt.Sprintf("commit to %s refused (%s): %v", e.Dataset, e.Retry, e.Err)
+	if e.Retry == OutcomeUnknown {
+		msg = fmt.Sprintf("commit to %s may have landed (outcome unknown): %v", e.Dataset, e.Err)
+	}
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}
@@ -110,6 +125,13 @@ func (e *CommitError) Error() string {
 }
 
 func (e *CommitError) Unwrap() error { return e.Err }
+
+// MayHaveLanded reports whether err is a commit error after which the
+// commit may be in the table: its files must stay.
+func MayHaveLanded(err error) bool {
+	var ce *CommitError
+	return errors.As(err, &ce) && ce.Retry == OutcomeUnknown
+}
 
 // IsRetryable reports whether err is a commit error that may be retried
 // unchanged.

@@ -109,12 +109,18 @@ func (s *Snapshot) CheckManifestChain() error {
 
 // liveFiles reads snap's live list through the manifest cache. A list that
 // cannot be read is an alertable ErrManifestUnreadable naming the object at
-// fault; it is never treated as empty.
+// fault; it is never treated as empty. A read cut short by ctx is ctx's
+// error.
 func (c *Catalog) liveFiles(ctx context.Context, ds *Dataset, snap *Snapshot) ([]manifest.DataFile, error) {
 	err := snap.CheckManifestChain()
 	var files []manifest.DataFile
 	if err == nil {
 		files, err = c.manifests.GetChain(ctx, c.blob, snap.ManifestChain())
+	}
+	if err != nil && ctx.Err() != nil {
+		// The statement was killed while it read (KILL QUERY): the
+		// manifest is not damaged, and no alert is due.
+		return nil, ctx.Err()
 	}
 	if err != nil {
 		key := snap.ManifestPath

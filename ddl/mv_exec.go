@@ -1,6 +1,7 @@
 package ddl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -169,10 +170,13 @@ func (s *CreateMaterializedView) exec(ctx *sql.Context, sess Session) (sql.RowIt
 	return okResult(int(mv.CurrentRecords))
 }
 
-// dropLeftover drops the table a failed CREATE MATERIALIZED VIEW created.
+// dropLeftover drops the table a failed CREATE MATERIALIZED VIEW created,
+// also when the statement failed because it was killed (its context is
+// cancelled then, and the table would stay).
 func dropLeftover(ctx *sql.Context, cat *catalogstore.Catalog, id catalogstore.Ident, author string) {
-	if ds, err := cat.Dataset(ctx, id); err == nil && !ds.IsMaterializedView() {
-		if err := cat.DropDataset(ctx, id, author); err != nil {
+	dctx := context.WithoutCancel(ctx)
+	if ds, err := cat.Dataset(dctx, id); err == nil && !ds.IsMaterializedView() {
+		if err := cat.DropDataset(dctx, id, author); err != nil {
 			ctx.GetLogger().Warnf("lakesql: drop %s left by a failed CREATE MATERIALIZED VIEW: %v", id, err)
 		}
 	}

@@ -50,6 +50,11 @@ var raceCases = []raceCase{
 	{raceSetup, "BEGIN; UPDATE d.t SET b = 5 WHERE a = 1; COMMIT", "INSERT INTO d.t VALUES (9, 9)", nil, false, 1213},
 	{raceSetup, "ALTER TABLE d.t ADD COLUMN c INT DEFAULT 7", "INSERT INTO d.t VALUES (9, 9)",
 		map[string]string{"SELECT COUNT(*) FROM d.t WHERE c = 7": "3", "SELECT COUNT(*) FROM d.t": "3"}, true, 0},
+	// The reverse: rows prepared before an ALTER … DEFAULT must not commit
+	// after it without the default (the statement runs again, under the
+	// new schema).
+	{raceSetup, "INSERT INTO d.t (a, b) VALUES (3, 3)", "ALTER TABLE d.t ADD COLUMN c INT DEFAULT 7",
+		map[string]string{"SELECT COUNT(*) FROM d.t WHERE c = 7": "3", "SELECT COUNT(*) FROM d.t": "3"}, true, 0},
 	{raceSetup, "ALTER TABLE d.t MODIFY b INT NOT NULL", "INSERT INTO d.t VALUES (9, NULL)",
 		map[string]string{"SELECT COUNT(*) FROM d.t WHERE b IS NULL": "0"}, false, 0},
 	{raceSetup, "OPTIMIZE TABLE d.t", "INSERT INTO d.t VALUES (9, 9)",

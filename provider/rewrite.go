@@ -78,6 +78,14 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
+	if ds.UUID != t.ds.UUID || ds.CurrentSnapshotID != t.ds.CurrentSnapshotID {
+		// GMS feeds the rewrite the rows of t as it was resolved; a commit
+		// since (the randomized schedule's writers) would be replaced by
+		// them and its acknowledged rows lost. Prepare again from the new
+		// head (an autocommit ALTER is run again).
+		return nil, sqlerr.Wrap(&catalogstore.CommitError{Dataset: ds.Ident().Short(), Err: catalogstore.ErrCommitConflict, Retry: catalogstore.RePrepare,
+			Detail: fmt.Sprintf("the table moved from snapshot %d to %d while the schema change was planned; run the statement again", t.ds.CurrentSnapshotID, ds.CurrentSnapshotID)})
+	}
 	if err := t.db.p.cat.CheckColumnReaders(ctx, ds, changes); err != nil {
 		return nil, sqlerr.Wrap(err)
 	}

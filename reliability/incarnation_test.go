@@ -319,3 +319,49 @@ func TestIncarnation_UnderLoad(t *testing.T) {
 			ddlCycles, acked, len(ledger), lostToDrop, reasons)
 	})
 }
+
+// TestIncarnation_AlteredMidTransaction: another session alters a table
+// (ADD COLUMN … DEFAULT, DROP COLUMN) while a transaction has rows staged
+// on it, as the randomized schedule did. A later statement on the table is
+// refused with 1412 (its rows have the new schema's columns; they could
+// not join the staged ones — this panicked with an index out of range),
+// COMMIT is refused, and nothing of the transaction lands: committed, its
+// rows would lack the new column's default.
+func TestIncarnation_AlteredMidTransaction(t *testing.T) {
+	t.Parallel()
+	transports(t, func(t *testing.T, e *engine.Engine, open sessionMaker) {
+		a, b := open(t), open(t)
+		defer a.close()
+		defer b.close()
+		must(t, b, "CREATE DATABASE d")
+		must(t, b, "CREATE TABLE d.t (id BIGINT, v INT)")
+		must(t, b, "CREATE TABLE d.s (id BIGINT)")
+		must(t, b, "INSERT INTO d.t VALUES (0, 0)")
+		for i, alter := range []string{"ALTER TABLE d.t ADD COLUMN x INT DEFAULT 7", "ALTER TABLE d.t DROP COLUMN x"} {
+			for _, later := range []bool{true, false} {
+				must(t, a, "BEGIN")
+				must(t, a, "INSERT INTO d.s VALUES (1)")
+				must(t, a, "INSERT INTO d.t (id, v) VALUES (1, 1), (2, 1)")
+				must(t, b, alter)
+				if later {
+					err := a.exec(context.Background(), "INSERT INTO d.t (id, v) VALUES (3, 1)")
+					if errCode(err) != 1412 || !strings.Contains(err.Error(), "the definition of table d.t changed (ALTER TABLE) since the transaction first wrote it") {
+						t.Fatalf("%s, later INSERT: %v (code %d), want 1412 naming the ALTER", alter, err, errCode(err))
+					}
+				}
+				if err := a.exec(context.Background(), "COMMIT"); err == nil {
+					t.Fatalf("%s (later statement %v): COMMIT succeeded", alter, later)
+				}
+				for _, q := range []string{"SELECT COUNT(*) FROM d.t", "SELECT COUNT(*) FROM d.s"} {
+					if got := embeddedQuery(t, e, q); got[0] != map[string]string{"SELECT COUNT(*) FROM d.t": "1", "SELECT COUNT(*) FROM d.s": "0"}[q] {
+						t.Fatalf("%s (later statement %v): %s = %s after the refused COMMIT", alter, later, q, got[0])
+					}
+				}
+				if later {
+					// the second round alters the table again
+					must(t, b, []string{"ALTER TABLE d.t DROP COLUMN x", "ALTER TABLE d.t ADD COLUMN x INT DEFAULT 7"}[i])
+				}
+			}
+		}
+	})
+}

@@ -91,7 +91,6 @@ var table = []struct {
 	{mysqlfix.ErrCSV, Code{1366, "HY000"}},                                    // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: malformed input
 	{mysqlfix.ErrExplainWrites, Code{mysql.ERNotSupportedYet, "42000"}},
 	{budget.ErrExceeded, Code{1038, "HY001"}}, // ER_OUT_OF_SORTMEMORY: the query's memory budget
-	{context.Canceled, Code{1317, "70100"}},   // ER_QUERY_INTERRUPTED: KILL QUERY
 	{mysqlfix.ErrUnknownTimeZone, Code{mysql.ERUnknownTimeZone, "HY000"}},
 	{ErrSyntax, Code{mysql.ERParseError, "42000"}},
 	{ErrValueRange, Code{1264, "22003"}}, // ER_WARN_DATA_OUT_OF_RANGE

@@ -69,6 +69,9 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{fmt.Errorf("write data file for d.t: put k: %w (read-only file system)", blob.ErrReadOnly), 1036},
 		{&budget.ExceededError{Op: "sort", Limit: 1 << 20, Want: 4096}, 1038},
 		{fmt.Errorf("read x.parquet: %w", context.Canceled), 1317},
+		// A statement inside a transaction stopped by KILL QUERY (the
+		// randomized schedule): ER_QUERY_INTERRUPTED.
+		{context.Canceled, 1317},
 	}
 	for _, c := range cases {
 		got := Remap(sql.CastSQLError(c.err))

@@ -284,7 +284,9 @@ func Compact(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 	// Commit.
 	snap, rebases, err := commitCompaction(ctx, cat, cur, lease, plan, outputs, cfg)
 	if err != nil {
-		ex.discard()
+		if !catalogstore.MayHaveLanded(err) { // else the outputs may be the table's files now
+			ex.discard()
+		}
 		return nil, err
 	}
 	return &CompactResult{Plan: plan, Snapshot: snap, Outputs: outputs, Rebases: rebases}, nil

@@ -123,6 +123,8 @@ type Store interface {
 	// write (ErrReadAfterWrite). Reads are consistent with the commit: a
 	// document read in fn is unchanged when the transaction commits, which
 	// gives compare-and-set semantics.
+	// Once begun, a transaction runs to its end whatever happens to ctx
+	// (Detached): a cancelled caller never leaves its outcome unknown.
 	RunTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 	// Close releases the store's resources.
 	Close() error

@@ -27,8 +27,9 @@
 //
 // # Commit
 //
-// Commit makes one catalog commit per dataset, in name order, after
-// checking every pinned incarnation. Deletes apply first to the
+// Commit makes one catalog commit for one dataset, and one catalog
+// CommitAll (all datasets or none) for several, after checking every
+// pinned incarnation. Deletes apply first to the
 // transaction's own staged rows (a row inserted and deleted in one
 // transaction is never written), then copy-on-write to the live files that
 // hold the rest: such a file is rewritten without the deleted rows and the

@@ -2,7 +2,6 @@ package txn
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/lakesql/lakesql/catalogstore"
 )
@@ -18,19 +17,18 @@ type IncarnationError struct {
 	// incarnation; otherwise COMMIT refused, and the transaction was rolled
 	// back.
 	Statement bool
-	// Committed names the tables whose writes committed before a race
-	// the pre-commit check could not see (a transaction spanning several
-	// tables commits one table at a time).
-	Committed []string
+	// Altered: the table was altered (its schema changed), not dropped.
+	Altered bool
 }
 
 func (e *IncarnationError) Error() string {
 	msg := fmt.Sprintf("table %s was dropped/recreated since the transaction first wrote it", e.Table)
+	if e.Altered {
+		msg = fmt.Sprintf("the definition of table %s changed (ALTER TABLE) since the transaction first wrote it", e.Table)
+	}
 	switch {
 	case e.Statement:
 		msg += "; the transaction cannot commit: roll it back and retry"
-	case len(e.Committed) > 0:
-		msg += "; its writes to " + strings.Join(e.Committed, ", ") + " were committed before, the rest rolled back"
 	default:
 		msg += "; the transaction was rolled back"
 	}

@@ -292,15 +292,33 @@ func (t *Table) checkIncarnation(ctx context.Context) error {
 // commit makes the table's catalog commit: append, overwrite, truncate or
 // delete by what is staged.
 func (t *Table) commit(ctx context.Context, author string) error {
+	cm, ok, err := t.prepare(ctx, author)
+	if err != nil || !ok {
+		return err
+	}
+	_, err = t.tg.cat.Commit(ctx, t.tg.ds.Ident(), cm)
+	if refused(err) {
+		// Nothing references the files of a refused commit: delete them
+		// now rather than leave them to orphan cleanup (a statement that
+		// is run again writes its files anew each time).
+		t.tg.discard(ctx, cm.Added)
+	}
+	return err
+}
+
+// prepare writes the staged rows out (and, for deletes, the rewritten
+// files) and returns the table's catalog commit; ok is false when there is
+// nothing to commit. A caller whose commit is refused discards cm.Added.
+func (t *Table) prepare(ctx context.Context, author string) (cm catalogstore.Commit, ok bool, err error) {
 	if t.empty() {
-		return nil
+		return cm, false, nil
 	}
 	if len(t.deletes) > 0 {
 		if err := t.cancelStaged(ctx); err != nil {
-			return err
+			return cm, false, err
 		}
 		if t.empty() {
-			return nil // what it added, it deleted: no snapshot
+			return cm, false, nil // what it added, it deleted: no snapshot
 		}
 	}
 	added := t.files
@@ -309,23 +327,16 @@ func (t *Table) commit(ctx context.Context, author string) error {
 		f, err := t.tg.writeFile(ctx, pr.recs, pr.values)
 		if err != nil {
 			t.tg.discard(ctx, added)
-			return err
+			return cm, false, err
 		}
 		added = append(added, f)
 	}
-	err := t.commitFiles(ctx, author, added)
-	if refused(err) {
-		// Nothing references the files of a refused commit: delete them
-		// now rather than leave them to orphan cleanup (a statement that
-		// is run again writes its files anew each time).
-		t.tg.discard(ctx, added)
-	}
-	return err
+	return t.commitOf(ctx, author, added)
 }
 
-// commitFiles makes the catalog commit of the added files and the staged
+// commitOf is the catalog commit of the added files and the staged
 // deletes.
-func (t *Table) commitFiles(ctx context.Context, author string, added []manifest.DataFile) (err error) {
+func (t *Table) commitOf(ctx context.Context, author string, added []manifest.DataFile) (catalogstore.Commit, bool, error) {
 	ds := t.tg.ds
 	cm := catalogstore.Commit{
 		Operation: catalogstore.OpAppend, Author: author, Added: added,
@@ -334,6 +345,9 @@ func (t *Table) commitFiles(ctx context.Context, author string, added []manifest
 		// spec change since refuses the commit (re-prepare), never a silent
 		// recompute.
 		CheckSpec: true, ExpectedSpecID: ds.Spec.ID,
+		// Rows were built under the schema at the first touch: an ALTER
+		// since refuses the commit (a column's default would be missing).
+		CheckSchema: true, ExpectedSchemaID: t.tg.schema.ID,
 		// Rows of a keyed table were checked unique against the read
 		// snapshot: rows committed since could duplicate them.
 		NoRebase: len(t.tg.schema.Key()) > 0,
@@ -347,28 +361,20 @@ func (t *Table) commitFiles(ctx context.Context, author string, added []manifest
 	case t.truncate:
 		cm.Operation, cm.ReplaceAll = catalogstore.OpTruncate, true
 	case len(t.deletes) > 0 || len(t.keyDeletes) > 0:
-		var removed []string
-		var rewritten []manifest.DataFile
-		removed, rewritten, err = t.applyDeletes(ctx)
+		removed, rewritten, err := t.applyDeletes(ctx)
 		if err != nil {
-			return err
+			return cm, false, err
 		}
 		if len(removed) == 0 && len(added) == 0 {
-			return nil // nothing matched: no snapshot
+			return cm, false, nil // nothing matched: no snapshot
 		}
 		cm.Removed, cm.Added = removed, append(added, rewritten...)
-		defer func() {
-			if refused(err) {
-				t.tg.discard(ctx, rewritten)
-			}
-		}()
 		cm.Operation = catalogstore.OpOverwrite
 		if len(added) == 0 {
 			cm.Operation = catalogstore.OpDelete
 		}
 	}
-	_, err = t.tg.cat.Commit(ctx, ds.Ident(), cm)
-	return err
+	return cm, true, nil
 }
 
 // refused reports whether err is a definite refusal: the commit did not

@@ -26,7 +26,8 @@ func New() *Txn { return &Txn{tables: map[string]*Table{}} }
 // schema s), starting it at the transaction's first touch of ds, which
 // pins ds's incarnation. A touch of another incarnation under the same
 // name is an *IncarnationError: the staged work belongs to the dropped
-// table, and replacing it would lose acknowledged rows.
+// table, and replacing it would lose acknowledged rows. So is a touch
+// under another schema (the table was altered since).
 func (x *Txn) Table(cat *catalogstore.Catalog, ds *catalogstore.Dataset, s *schema.Schema, snapshot int64) (*Table, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -34,6 +35,11 @@ func (x *Txn) Table(cat *catalogstore.Catalog, ds *catalogstore.Dataset, s *sche
 	t, ok := x.tables[key]
 	if ok && t.tg.ds.UUID != ds.UUID {
 		return nil, &IncarnationError{Table: ds.Ident().Short(), Statement: true}
+	}
+	if ok && t.tg.schema.ID != s.ID {
+		// Its staged rows have the old schema's columns: rows of the new
+		// one cannot join them (ALTER TABLE by another session).
+		return nil, &IncarnationError{Table: ds.Ident().Short(), Statement: true, Altered: true}
 	}
 	if ok {
 		return t, nil
@@ -103,12 +109,13 @@ func (x *Txn) clear() {
 	}
 }
 
-// Commit makes one catalog commit per dataset with staged work, in name
-// order, and empties the transaction whatever the outcome. When it spans
-// several datasets it first checks that none was dropped or recreated, so
-// an *IncarnationError refuses the whole transaction; a failure of one
-// dataset's commit after another's landed is reported with the datasets
-// committed. Other errors are the catalog's (catalogstore.CommitError).
+// Commit makes the catalog commits of every dataset with staged work, and
+// empties the transaction whatever the outcome. One dataset is one
+// catalog commit; several are one catalog CommitAll, so they land
+// together or not at all. A table dropped or recreated since the
+// transaction first wrote it refuses the whole transaction with an
+// *IncarnationError. Other errors are the catalog's
+// (catalogstore.CommitError).
 func (x *Txn) Commit(ctx context.Context, author string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -118,26 +125,73 @@ func (x *Txn) Commit(ctx context.Context, author string) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if len(keys) > 1 {
-		// One table refused after another committed would half-commit
-		// the transaction: check every pinned incarnation first. (A race
-		// after this check is still refused by each commit's guard.)
-		for _, k := range keys {
-			if err := x.tables[k].checkIncarnation(ctx); err != nil {
-				return err
-			}
-		}
-	}
-	var committed []string
-	for _, k := range keys {
-		t := x.tables[k]
+	if len(keys) == 1 {
+		t := x.tables[keys[0]]
 		if err := t.commit(ctx, author); err != nil {
 			if errors.Is(err, catalogstore.ErrIncarnationChanged) || errors.Is(err, catalogstore.ErrDatasetNotFound) {
-				return &IncarnationError{Table: t.tg.ds.Ident().Short(), Committed: committed}
+				return &IncarnationError{Table: t.tg.ds.Ident().Short()}
 			}
 			return err
 		}
-		committed = append(committed, t.tg.ds.Ident().Short())
+		return nil
 	}
-	return nil
+	// Check every pinned incarnation before writing any file: the common
+	// refusal costs nothing. (A race after this check is still refused
+	// by the guards of the one metastore transaction.)
+	for _, k := range keys {
+		if err := x.tables[k].checkIncarnation(ctx); err != nil {
+			return err
+		}
+	}
+	var commits []catalogstore.DatasetCommit
+	var writers []*Table
+	// Nothing references the files of a refused transaction.
+	discard := func() {
+		for i, dc := range commits {
+			writers[i].tg.discard(ctx, dc.Commit.Added)
+		}
+	}
+	for _, k := range keys {
+		t := x.tables[k]
+		cm, ok, err := t.prepare(ctx, author)
+		if err != nil {
+			discard()
+			return err
+		}
+		if ok {
+			commits = append(commits, catalogstore.DatasetCommit{ID: t.tg.ds.Ident(), Commit: cm})
+			writers = append(writers, t)
+		}
+	}
+	var err error
+	switch len(commits) {
+	case 0:
+		return nil
+	case 1:
+		_, err = writers[0].tg.cat.Commit(ctx, commits[0].ID, commits[0].Commit)
+	default:
+		_, err = writers[0].tg.cat.CommitAll(ctx, commits)
+	}
+	return commitErr(err, commits, discard)
+}
+
+// commitErr maps the error of a transaction's catalog commit: a refusal
+// discards the transaction's files, and a dropped or recreated table is
+// an *IncarnationError naming it.
+func commitErr(err error, commits []catalogstore.DatasetCommit, discard func()) error {
+	if err == nil {
+		return nil
+	}
+	if refused(err) {
+		discard()
+	}
+	if errors.Is(err, catalogstore.ErrIncarnationChanged) || errors.Is(err, catalogstore.ErrDatasetNotFound) {
+		table := commits[0].ID.Short()
+		var ce *catalogstore.CommitError
+		if errors.As(err, &ce) {
+			table = ce.Dataset
+		}
+		return &IncarnationError{Table: table}
+	}
+	return err
 }

@@ -132,8 +132,13 @@ func (s *Store) Collections(ctx context.Context, docPath string) ([]string, erro
 // fn reads, so it is unchanged at commit; when Firestore aborts the
 // transaction for contention, fn runs again, up to txAttempts times.
 func (s *Store) RunTx(ctx context.Context, fn func(ctx context.Context, tx meta.Tx) error) error {
+	ctx, cancel, err := meta.Detached(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	var created []string
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, ft *firestore.Transaction) error {
+	err = s.client.RunTransaction(ctx, func(ctx context.Context, ft *firestore.Transaction) error {
 		t := &txn{client: s.client, ctx: ctx, tx: ft}
 		err := fn(ctx, t)
 		created = t.created
@@ -211,6 +216,10 @@ func mapErr(op, path string, err error) error {
 		// Both wrapped: the client retries a transaction only while it
 		// still sees the Aborted status.
 		return fmt.Errorf("firestore metastore: %s %s: %w: %w", op, path, meta.ErrContention, err)
+	case codes.Canceled:
+		// The caller's context was cancelled (KILL QUERY): say so as
+		// context.Canceled, as the SQLite backend does.
+		return fmt.Errorf("firestore metastore: %s %s: %w: %w", op, path, context.Canceled, err)
 	}
 	return fmt.Errorf("firestore metastore: %s %s: %w", op, path, err)
 }

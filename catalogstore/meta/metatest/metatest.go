@@ -61,6 +61,7 @@ func Run(t *testing.T, newStore func(t *testing.T) meta.Store) {
 		{"TxCompareAndSet", testTxCompareAndSet},
 		{"TxErrorWritesNothing", testTxErrorWritesNothing},
 		{"TxBadPath", testTxBadPath},
+		{"TxCancelledMidway", testTxCancelledMidway},
 		{"ConcurrentIncrements", testConcurrentIncrements},
 	}
 	for _, tc := range tests {
@@ -568,6 +569,36 @@ func testEncodeDecodeRoundTrip(t *testing.T, s meta.Store, root string) {
 }
 
 // ---- transactions
+
+// testTxCancelledMidway: a caller cancelled while its transaction runs
+// (KILL QUERY during a commit) does not make the outcome unknown: the
+// transaction runs to its end and reports it. A caller cancelled before
+// does not begin one.
+func testTxCancelledMidway(t *testing.T, s meta.Store, root string) {
+	doc := meta.Join(root, "d")
+	ctx, cancel := context.WithCancel(t.Context())
+	err := s.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		if _, err := tx.Get(doc); !errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("tx.Get(missing) = %v", err)
+		}
+		cancel()
+		return tx.Set(doc, map[string]any{"v": int64(1)})
+	})
+	if err != nil {
+		t.Fatalf("RunTx cancelled midway: %v, want it to commit", err)
+	}
+	wantData(t, s, doc, map[string]any{"v": int64(1)})
+	if _, err := s.Get(ctx, doc); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Get of a cancelled caller: %v, want context.Canceled", err)
+	}
+	err = s.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		return tx.Set(doc, map[string]any{"v": int64(2)})
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunTx of a cancelled caller: %v, want context.Canceled", err)
+	}
+	wantData(t, s, doc, map[string]any{"v": int64(1)})
+}
 
 func testTxGetSet(t *testing.T, s meta.Store, root string) {
 	src, dst, none := meta.Join(root, "src"), meta.Join(root, "dst"), meta.Join(root, "none")

@@ -208,6 +208,11 @@ func (s *Store) Collections(ctx context.Context, docPath string) ([]string, erro
 // commit. fn runs again only if SQLite reports SQLITE_BUSY after its busy
 // timeout (another process held the lock that long).
 func (s *Store) RunTx(ctx context.Context, fn func(ctx context.Context, tx meta.Tx) error) error {
+	ctx, cancel, err := meta.Detached(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	return s.write(ctx, func(stx *sql.Tx) error {
 		t := &txn{ctx: ctx, tx: stx}
 		if err := fn(ctx, t); err != nil {
