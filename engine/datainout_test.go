@@ -121,6 +121,34 @@ func TestReadParquet_NoDatabaseSelected(t *testing.T) {
 	})
 }
 
+// TestTableFunc_LeftOfJoin: a file function on the left of a join (the
+// stats coster's usual order, or a JOIN_ORDER hint) reads the right
+// side's columns from their own offsets; GMS had given the function's
+// ResolvedTable no column ids, so the right side's columns read offset 0,
+// the function's first column, and the joins kept every row.
+func TestTableFunc_LeftOfJoin(t *testing.T) {
+	dataInOut(t, func(t *testing.T, dir string) {
+		writeFile(t, filepath.Join(dir, "p", "a.parquet"), parquetRows(t, []int64{1, 2, 3}, []string{"a", "b", "c"}, false))
+		writeFile(t, filepath.Join(dir, "c.csv"), []byte("id,city\n1,Oslo\n2,Rome\n4,Nice\n"))
+	}, scriptTest{
+		setup: []string{"CREATE DATABASE d", "USE d", "CREATE TABLE k (v VARCHAR(10), id BIGINT)", "INSERT INTO k VALUES ('two', 2), ('three', 3), ('nine', 9)"},
+		checks: []check{
+			{query: "SELECT p.name, k.id, k.v FROM read_parquet('$F/p/*.parquet') p JOIN d.k ON p.id = d.k.id", want: []string{"b|2|two", "c|3|three"}},
+			{query: "SELECT /*+ JOIN_ORDER(p, k) */ p.name, k.v FROM read_parquet('$F/p/*.parquet') p JOIN k ON p.id = k.id", want: []string{"b|two", "c|three"}},
+			{query: "SELECT /*+ JOIN_ORDER(k, p) */ p.name, k.v FROM read_parquet('$F/p/*.parquet') p JOIN k ON p.id = k.id", want: []string{"b|two", "c|three"}},
+			{query: "SELECT p.name, k.v FROM read_parquet('$F/p/*.parquet') p, k WHERE p.id = k.id", want: []string{"b|two", "c|three"}},
+			{query: "SELECT /*+ JOIN_ORDER(p, k) */ p.name, k.v FROM read_parquet('$F/p/*.parquet') p, k WHERE p.id = k.id AND k.v <> 'two'", want: []string{"c|three"}},
+			{query: "SELECT p.name, k.v FROM read_parquet('$F/p/*.parquet') p LEFT JOIN k ON p.id = k.id", want: []string{"a|NULL", "b|two", "c|three"}},
+			{query: "SELECT c.city, k.v FROM read_csv('$F/c.csv') c JOIN k ON c.id = k.id", want: []string{"Rome|two"}},
+			{query: "SELECT /*+ JOIN_ORDER(c, k) */ c.city, k.v FROM read_csv('$F/c.csv') c, k WHERE c.id = k.id", want: []string{"Rome|two"}},
+			{query: "SELECT /*+ JOIN_ORDER(p, c, k) */ p.name, c.city, k.v FROM read_parquet('$F/p/*.parquet') p JOIN read_csv('$F/c.csv') c ON p.id = c.id JOIN k ON c.id = k.id", want: []string{"b|Rome|two"}},
+			{query: "SELECT p.name, c.city, k.v FROM read_parquet('$F/p/*.parquet') p, read_csv('$F/c.csv') c, k WHERE p.id = c.id AND k.id = p.id", want: []string{"b|Rome|two"}},
+			{query: "SELECT k.v FROM k WHERE k.id IN (SELECT p.id FROM read_parquet('$F/p/*.parquet') p JOIN k k2 ON p.id = k2.id WHERE k2.v <> 'three')", want: []string{"two"}},
+			{query: "SELECT t.name, t.v FROM (SELECT p.name, k.v FROM read_parquet('$F/p/*.parquet') p JOIN k ON p.id = k.id) t WHERE t.v LIKE 't%'", want: []string{"b|two", "c|three"}},
+		},
+	})
+}
+
 // TestReadParquet_Vectorised: an aggregate over read_parquet runs as the
 // vectorised scan a dataset's would.
 func TestReadParquet_Vectorised(t *testing.T) {

@@ -17,6 +17,7 @@ const (
 	ruleInfoSchemaTimeColumns
 	ruleSessionZoneFunctions
 	ruleStringFunctions
+	ruleTableFuncIds
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -30,6 +31,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 	// exactDecimalComparisons after exactSumAvg, which gives SUM and AVG
 	// their DECIMAL types.
 	return b.AddPreAnalyzeRule(ruleExactSumAvg, exactSumAvg).AddPreAnalyzeRule(ruleTableFuncNullability, tableFuncNullability).
+		AddPreAnalyzeRule(ruleTableFuncIds, tableFuncIds).
 		AddPreAnalyzeRule(ruleFixNotExists, fixNotExists).
 		AddPreAnalyzeRule(ruleExactDecimalComparisons, exactDecimalComparisons).
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).

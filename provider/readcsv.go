@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -214,11 +215,17 @@ type csvScan struct {
 	names []string
 	kinds []csvKind
 	out   sql.Schema
+	// id and cols are the alias's table and column ids (mysqlfix's
+	// tableFuncIds rule sets them): GMS finds a join input's columns by
+	// the ids of the node under its TableAlias.
+	id   sql.TableId
+	cols sql.ColSet
 }
 
 var (
 	_ sql.ExecSourceRel      = (*csvScan)(nil)
 	_ sql.CollationCoercible = (*csvScan)(nil)
+	_ plan.TableIdNode       = (*csvScan)(nil)
 )
 
 // open returns a reader positioned after the skipped lines and the
@@ -351,6 +358,26 @@ func (n *csvScan) Children() []sql.Node { return nil }
 func (n *csvScan) Name() string         { return ReadCSVName }
 func (n *csvScan) CollationCoercibility(*sql.Context) (sql.CollationID, byte) {
 	return sql.Collation_binary, 7
+}
+
+// Id implements plan.TableIdNode.
+func (n *csvScan) Id() sql.TableId { return n.id }
+
+// Columns implements plan.TableIdNode.
+func (n *csvScan) Columns() sql.ColSet { return n.cols }
+
+// WithId implements plan.TableIdNode.
+func (n *csvScan) WithId(id sql.TableId) plan.TableIdNode {
+	c := *n
+	c.id = id
+	return &c
+}
+
+// WithColumns implements plan.TableIdNode.
+func (n *csvScan) WithColumns(cols sql.ColSet) plan.TableIdNode {
+	c := *n
+	c.cols = cols
+	return &c
 }
 
 func (n *csvScan) WithChildren(ch ...sql.Node) (sql.Node, error) {
