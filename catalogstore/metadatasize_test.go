@@ -135,7 +135,10 @@ func TestMetadataBytesPerCommit(t *testing.T) {
 		after := measureCommits(t, live, 32, catalogstore.ChainPolicy{})
 		t.Logf("%6d live files: base %8d B; per commit before %8d B, after %7d B (largest %7d B, %d of 32 commits wrote a base, snapshot document ≤ %d B)",
 			live, before.base, before.perCommit, after.perCommit, after.largest, after.bases, after.docBytes)
-		if after.perCommit > before.perCommit {
+		// A table this small writes a base every commit either way, and
+		// two runs' manifests differ by a few bytes (timestamps, ids,
+		// compression), so "no more" allows 2 %.
+		if after.perCommit > before.perCommit+before.perCommit/50 {
 			t.Errorf("%d live files: %d bytes per commit with deltas, %d without", live, after.perCommit, before.perCommit)
 		}
 		if live >= 1_000 && after.perCommit*2 > before.perCommit {
