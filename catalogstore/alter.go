@@ -115,7 +115,7 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 			return s, next, err
 		}
 		if idx >= 0 {
-			return s, next, fmt.Errorf("%w: column %q already exists", ErrSchema, ch.Column)
+			return s, next, fmt.Errorf("%w: %q", ErrColumnExists, ch.Column)
 		}
 		if err := ch.Type.Validate(); err != nil {
 			return s, next, err
@@ -133,17 +133,17 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 				}
 			}
 			if pos < 0 {
-				return s, next, fmt.Errorf("%w: column %q (AFTER) does not exist", ErrSchema, ch.After)
+				return s, next, fmt.Errorf("%w: %q (AFTER)", ErrColumnNotFound, ch.After)
 			}
 		}
 		s.Columns = append(s.Columns[:pos], append([]schema.Column{col}, s.Columns[pos:]...)...)
 		return s, next + 1, nil
 	case DropColumn:
 		if idx < 0 {
-			return s, next, fmt.Errorf("%w: column %q does not exist", ErrSchema, ch.Column)
+			return s, next, fmt.Errorf("%w: %q", ErrDropNoColumn, ch.Column)
 		}
 		if len(s.Columns) == 1 {
-			return s, next, fmt.Errorf("%w: cannot drop %q, the only column", ErrSchema, ch.Column)
+			return s, next, fmt.Errorf("%w: %q is the only column", ErrLastColumn, ch.Column)
 		}
 		for _, f := range ds.Spec.Fields {
 			if f.SourceID == s.Columns[idx].ID {
@@ -158,7 +158,7 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 		return s, next, nil
 	case RenameColumn:
 		if idx < 0 {
-			return s, next, fmt.Errorf("%w: column %q does not exist", ErrSchema, ch.Column)
+			return s, next, fmt.Errorf("%w: %q", ErrColumnNotFound, ch.Column)
 		}
 		if err := CheckColumnName(ch.NewName); err != nil {
 			return s, next, err
@@ -170,7 +170,7 @@ func applyChange(s schema.Schema, next int, ds *Dataset, ch SchemaChange) (schem
 		return s, next, nil
 	case ModifyColumn:
 		if idx < 0 {
-			return s, next, fmt.Errorf("%w: column %q does not exist", ErrSchema, ch.Column)
+			return s, next, fmt.Errorf("%w: %q", ErrColumnNotFound, ch.Column)
 		}
 		from := s.Columns[idx].Type
 		if !CanWiden(from, ch.Type) {

@@ -46,6 +46,14 @@ var (
 	// ErrSchema: a schema change that is not allowed (narrowing, a
 	// duplicate or missing column, a reserved name).
 	ErrSchema = errors.New("schema change refused")
+	// ErrColumnNotFound, ErrDropNoColumn, ErrColumnExists and
+	// ErrLastColumn are the schema changes refused for the columns they
+	// name; each is an ErrSchema, told apart because MySQL gives each its
+	// own code.
+	ErrColumnNotFound = fmt.Errorf("%w: unknown column", ErrSchema)
+	ErrDropNoColumn   = fmt.Errorf("%w: cannot drop a column that does not exist", ErrSchema)
+	ErrColumnExists   = fmt.Errorf("%w: duplicate column name", ErrSchema)
+	ErrLastColumn     = fmt.Errorf("%w: a table keeps at least one column; use DROP TABLE instead", ErrSchema)
 	// ErrNotSupported: a statement or option lakesql does not support.
 	ErrNotSupported = errors.New("not supported")
 	// ErrDuplicateKey: rows already hold a primary key twice (ADD

@@ -70,7 +70,11 @@ var table = []struct {
 	{catalogstore.ErrMaterializedViewReadOnly, Code{1288, "HY000"}}, // ER_NON_UPDATABLE_TABLE
 	{catalogstore.ErrDuplicateFile, Code{mysql.ERDupEntry, "23000"}},
 	{catalogstore.ErrDuplicateKey, Code{mysql.ERDupEntry, "23000"}},
-	{catalogstore.ErrNullKey, Code{1138, "22004"}},             // ER_INVALID_USE_OF_NULL
+	{catalogstore.ErrNullKey, Code{1138, "22004"}}, // ER_INVALID_USE_OF_NULL
+	{catalogstore.ErrColumnNotFound, Code{mysql.ERBadFieldError, "42S22"}},
+	{catalogstore.ErrDropNoColumn, Code{mysql.ERCantDropFieldOrKey, "42000"}},
+	{catalogstore.ErrColumnExists, Code{mysql.ERDupFieldName, "42S21"}},
+	{catalogstore.ErrLastColumn, Code{mysql.ERCantRemoveAllFields, "42000"}},
 	{catalogstore.ErrSchema, Code{1846, "0A000"}},              // ER_ALTER_OPERATION_NOT_SUPPORTED
 	{catalogstore.ErrNotMaterializedView, Code{1347, "HY000"}}, // ER_WRONG_OBJECT
 	{catalogstore.ErrRefreshDenied, Code{1142, "42000"}},       // ER_TABLEACCESS_DENIED_ERROR
