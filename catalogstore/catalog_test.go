@@ -530,15 +530,25 @@ func TestAlterSchema_MetadataOnly(t *testing.T) {
 		if err != nil || len(old.Columns) != 3 || old.Columns[1].Name != "name" {
 			t.Fatalf("old schema kept: %+v %v", old, err)
 		}
-		refusals := []catalogstore.SchemaChange{
-			{Kind: catalogstore.ModifyColumn, Column: "id", Type: schema.Type{Kind: schema.Int32}},
-			{Kind: catalogstore.RenameColumn, Column: "label", NewName: "id"},
-			{Kind: catalogstore.AddColumn, Column: "_lakex", Type: schema.Type{Kind: schema.Int32}},
-			{Kind: catalogstore.DropColumn, Column: "nope"},
+		// Each refusal is an ErrSchema; the column ones say which, as
+		// MySQL gives each its own code.
+		refusals := []struct {
+			ch   catalogstore.SchemaChange
+			want error
+		}{
+			{catalogstore.SchemaChange{Kind: catalogstore.ModifyColumn, Column: "id", Type: schema.Type{Kind: schema.Int32}}, catalogstore.ErrSchema},
+			{catalogstore.SchemaChange{Kind: catalogstore.RenameColumn, Column: "label", NewName: "id"}, catalogstore.ErrSchema},
+			{catalogstore.SchemaChange{Kind: catalogstore.AddColumn, Column: "_lakex", Type: schema.Type{Kind: schema.Int32}}, nil},
+			{catalogstore.SchemaChange{Kind: catalogstore.DropColumn, Column: "nope"}, catalogstore.ErrDropNoColumn},
+			{catalogstore.SchemaChange{Kind: catalogstore.RenameColumn, Column: "nope", NewName: "other"}, catalogstore.ErrColumnNotFound},
+			{catalogstore.SchemaChange{Kind: catalogstore.ModifyColumn, Column: "nope", Type: schema.Type{Kind: schema.Int64}}, catalogstore.ErrColumnNotFound},
+			{catalogstore.SchemaChange{Kind: catalogstore.AddColumn, Column: "amount", Type: schema.Type{Kind: schema.Int32}}, catalogstore.ErrColumnExists},
+			{catalogstore.SchemaChange{Kind: catalogstore.AddColumn, Column: "z", Type: schema.Type{Kind: schema.Int32}, After: "nope"}, catalogstore.ErrColumnNotFound},
 		}
-		for _, ch := range refusals {
-			if _, err := e.cat.AlterSchema(ctx, id, "x", ch); err == nil {
-				t.Errorf("change %+v accepted", ch)
+		for _, r := range refusals {
+			_, err := e.cat.AlterSchema(ctx, id, "x", r.ch)
+			if err == nil || (r.want != nil && !errors.Is(err, r.want)) || (r.want != nil && !errors.Is(err, catalogstore.ErrSchema)) {
+				t.Errorf("change %+v: %v, want %v", r.ch, err, r.want)
 			}
 		}
 		after, _ := e.cat.Dataset(ctx, id)
