@@ -50,15 +50,19 @@ type badStmt struct {
 var atomicCases = []atomicCase{
 	{
 		name:  "DDL: ALTER and CREATE",
-		setup: []string{"CREATE DATABASE d", "CREATE TABLE d.t (a INT NOT NULL, label VARCHAR(20))", "INSERT INTO d.t VALUES (1, 'fourteen chars'), (2, NULL)"},
+		setup: []string{"CREATE DATABASE d", "CREATE TABLE d.t (a INT NOT NULL, label VARCHAR(20))", "INSERT INTO d.t VALUES (1, 'fourteen chars'), (2, NULL)",
+			"CREATE TABLE d.one (x INT)", "INSERT INTO d.one VALUES (1)"},
 		bad: []badStmt{
 			{"ALTER TABLE d.t ADD COLUMN e ENUM('x', 'y')", "1235 ENUM"},
 			{"ALTER TABLE d.t ADD COLUMN z INT DEFAULT 'abc'", "1366 default"},
 			{"ALTER TABLE d.t ADD COLUMN a INT", "1060 a"},
-			{"ALTER TABLE d.t DROP COLUMN nope", "1054 nope"},
+			{"ALTER TABLE d.t DROP COLUMN nope", "1091 Can't DROP 'nope'"},
+			{"ALTER TABLE d.t RENAME COLUMN nope TO other", "1054 Unknown column 'nope' in 't'"},
+			{"ALTER TABLE d.t CHANGE nope other INT", "1054 Unknown column 'nope' in 't'"},
 			{"ALTER TABLE d.t MODIFY label VARCHAR(2)", "1265 column 'label'"},
 			{"ALTER TABLE d.t MODIFY label VARCHAR(20) NOT NULL", "1138 label"},
 			{"ALTER TABLE d.t MODIFY a TINYINT", "1846 a"},
+			{"ALTER TABLE d.one DROP COLUMN x", "1090 DROP TABLE"},
 			{"CREATE TABLE d.u (a INT DEFAULT 'x')", "1366 default"},
 			{"CREATE TABLE d.t (a INT)", "1050 t"},
 			{"CREATE TABLE d.u (a INT) PARTITION BY HASH(a) PARTITIONS 2", "1235 PARTITIONED BY"},
