@@ -145,8 +145,12 @@ func toUnionDecimal(e sql.Expression, t sql.DecimalType) (sql.Expression, bool) 
 	if gf, ok := unionConversion(e); ok {
 		child = gf
 	}
-	out, err := a.WithChildren(&unionDecimal{child: child, typ: t})
-	return out, err == nil
+	// Alias.WithChildren drops the id the SetOp's references use.
+	out := expression.NewAlias(a.Name(), &unionDecimal{child: child, typ: t}).WithId(a.Id()).(*expression.Alias)
+	if a.Unreferencable() {
+		out = out.AsUnreferencable()
+	}
+	return out, true
 }
 
 // unionDecimal is a UNION branch's value converted to the UNION column's
