@@ -63,6 +63,8 @@ func (r *retyper) retyped(e sql.Expression) bool {
 			return true // GMS typed MOD as DECIMAL
 		case *decimalCast:
 			return true // GMS typed it DECIMAL(65,30)
+		case *unionDecimal:
+			return true // GMS typed the UNION column DECIMAL(65,30)
 		case *expression.GetField:
 			_, ok := r.byID[x.Id()]
 			return ok
@@ -102,6 +104,13 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 					r.byTable[tableCol{x.Id(), strings.ToLower(c.Name)}] = c.Type
 				}
 			}
+		case *plan.SetOp:
+			u, changed, err := r.setOp(x)
+			if err != nil || !changed {
+				return out, same, err
+			}
+			r.swapped, r.changed = true, true
+			return u, transform.NewTree, nil
 		case *plan.CreateTable:
 			if ct, ok := r.createTableSelect(x); ok {
 				return ct, transform.NewTree, nil
