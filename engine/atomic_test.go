@@ -49,7 +49,7 @@ type badStmt struct {
 
 var atomicCases = []atomicCase{
 	{
-		name:  "DDL: ALTER and CREATE",
+		name: "DDL: ALTER and CREATE",
 		setup: []string{"CREATE DATABASE d", "CREATE TABLE d.t (a INT NOT NULL, label VARCHAR(20))", "INSERT INTO d.t VALUES (1, 'fourteen chars'), (2, NULL)",
 			"CREATE TABLE d.one (x INT)", "INSERT INTO d.one VALUES (1)"},
 		bad: []badStmt{
