@@ -164,45 +164,57 @@ func (c *Catalog) commitRebasing(ctx context.Context, id Ident, cm Commit) (*Sna
 		if !errors.As(err, &ce) || !errors.Is(ce.Err, ErrCommitConflict) {
 			return nil, err
 		}
-		if errors.Is(ce.Err, ErrSpecChanged) || errors.Is(ce.Err, ErrSchemaChanged) || !c.rebases(cm) {
-			// A conflict caused by a DROP (another commit moved the head,
-			// then the table went) is reported as the drop, not as the
-			// head having moved.
-			if gone := c.dropped(ctx, id, cm.ExpectedUUID); gone != nil {
-				return nil, gone
-			}
+		if base, err = c.rebaseOn(ctx, id, cm, base, ce, err, attempt, "statement"); err != nil {
 			return nil, err
 		}
-		if attempt >= c.opts.AppendRetries {
-			// Appends commute: running the same commit again is safe.
-			ce.Retry = Retryable
-			ce.Detail = fmt.Sprintf("still losing the race after %d re-bases; retry the statement", attempt)
-			return nil, ce
-		}
-		// Appends commute: re-read the new head and try again on it.
-		cur, derr := c.Dataset(ctx, id)
-		if derr != nil {
-			if gone := c.dropped(ctx, id, cm.ExpectedUUID); gone != nil {
-				return nil, gone
-			}
+		if backoff, err = pause(ctx, backoff); err != nil {
 			return nil, err
 		}
-		if cm.NoRebase {
-			if rerr := c.recheck(ctx, cur, base, cm.Recheck); rerr != nil {
-				return nil, rerr
-			}
-		}
-		base = cur.CurrentSnapshotID
-		// Full jitter: a uniform pause up to the growing bound, so two
-		// processes that collided once rarely collide again.
-		sleep := time.Duration(rand.Int64N(int64(backoff))) + time.Millisecond
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(sleep):
-		}
-		backoff = min(backoff*2, maxRebaseBackoff)
 	}
+}
+
+// rebaseOn decides what follows commit cm's lost race (ce, which err
+// wraps) on attempt: the error to report when cm does not commute with
+// what won (or its table went) or the retries are spent, else the new head
+// to prepare cm on again, once cm's Recheck has passed on the files added
+// since base. unit names what the caller should retry ("statement").
+func (c *Catalog) rebaseOn(ctx context.Context, id Ident, cm Commit, base int64, ce *CommitError, err error, attempt int, unit string) (int64, error) {
+	if errors.Is(ce.Err, ErrSpecChanged) || errors.Is(ce.Err, ErrSchemaChanged) || !c.rebases(cm) {
+		// A conflict caused by a DROP (another commit moved the head,
+		// then the table went) is reported as the drop, not as the
+		// head having moved.
+		return 0, c.droppedOr(ctx, id, cm.ExpectedUUID, err)
+	}
+	if attempt >= c.opts.AppendRetries {
+		// Appends commute: running the same commit again is safe.
+		ce.Retry = Retryable
+		ce.Detail = fmt.Sprintf("still losing the race after %d re-bases; retry the %s", attempt, unit)
+		return 0, ce
+	}
+	// Appends commute: re-read the new head and try again on it.
+	cur, derr := c.Dataset(ctx, id)
+	if derr != nil {
+		return 0, c.droppedOr(ctx, id, cm.ExpectedUUID, err)
+	}
+	if cm.NoRebase {
+		if rerr := c.recheck(ctx, cur, base, cm.Recheck); rerr != nil {
+			return 0, rerr
+		}
+	}
+	return cur.CurrentSnapshotID, nil
+}
+
+// pause waits before the next attempt and returns the next bound. Full
+// jitter (a uniform pause up to the growing bound) means two processes
+// that collided once rarely collide again.
+func pause(ctx context.Context, backoff time.Duration) (time.Duration, error) {
+	sleep := time.Duration(rand.Int64N(int64(backoff))) + time.Millisecond
+	select {
+	case <-ctx.Done():
+		return backoff, ctx.Err()
+	case <-time.After(sleep):
+	}
+	return min(backoff*2, maxRebaseBackoff), nil
 }
 
 // recheck hands fn the data files live at cur's head that were not live
@@ -241,6 +253,15 @@ func (c *Catalog) dropped(ctx context.Context, id Ident, uuid string) error {
 		return &CommitError{Dataset: id.Short(), Err: ErrIncarnationChanged, Retry: RePrepare, Detail: "the table was dropped and created again"}
 	}
 	return nil
+}
+
+// droppedOr returns dropped's error for a table that went since the
+// commit was prepared against incarnation uuid, else err.
+func (c *Catalog) droppedOr(ctx context.Context, id Ident, uuid string, err error) error {
+	if gone := c.dropped(ctx, id, uuid); gone != nil {
+		return gone
+	}
+	return err
 }
 
 // rebases reports whether a lost race may be retried on the new head:

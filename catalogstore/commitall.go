@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/lakesql/lakesql/catalogstore/meta"
@@ -50,37 +49,12 @@ func (c *Catalog) CommitAll(ctx context.Context, commits []DatasetCommit) ([]*Sn
 			return nil, err
 		}
 		dc := commits[failed]
-		if errors.Is(ce.Err, ErrSpecChanged) || errors.Is(ce.Err, ErrSchemaChanged) || !c.rebases(dc.Commit) {
-			if gone := c.dropped(ctx, dc.ID, dc.Commit.ExpectedUUID); gone != nil {
-				return nil, gone
-			}
+		if bases[failed], err = c.rebaseOn(ctx, dc.ID, dc.Commit, bases[failed], ce, err, attempt, "transaction"); err != nil {
 			return nil, err
 		}
-		if attempt >= c.opts.AppendRetries {
-			ce.Retry = Retryable
-			ce.Detail = fmt.Sprintf("still losing the race after %d re-bases; retry the transaction", attempt)
-			return nil, ce
-		}
-		cur, derr := c.Dataset(ctx, dc.ID)
-		if derr != nil {
-			if gone := c.dropped(ctx, dc.ID, dc.Commit.ExpectedUUID); gone != nil {
-				return nil, gone
-			}
+		if backoff, err = pause(ctx, backoff); err != nil {
 			return nil, err
 		}
-		if dc.Commit.NoRebase {
-			if rerr := c.recheck(ctx, cur, bases[failed], dc.Commit.Recheck); rerr != nil {
-				return nil, rerr
-			}
-		}
-		bases[failed] = cur.CurrentSnapshotID
-		sleep := time.Duration(rand.Int64N(int64(backoff))) + time.Millisecond
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(sleep):
-		}
-		backoff = min(backoff*2, maxRebaseBackoff)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/lakesql/lakesql/budget"
+	"github.com/lakesql/lakesql/engine/rewrite"
 )
 
 // SysVarQueryMemory is the per-query memory budget in bytes, settable per
@@ -39,13 +40,8 @@ func queryMemory(ctx *sql.Context) int64 {
 	if v == nil {
 		_, v, _ = sql.SystemVariables.GetGlobal(SysVarQueryMemory)
 	}
-	switch x := v.(type) {
-	case int64:
-		return x
-	case int:
-		return int64(x)
-	case uint64:
-		return int64(min(x, 1<<62))
+	if n, ok := rewrite.SysVarInt(v); ok {
+		return n
 	}
 	return budget.DefaultLimit()
 }

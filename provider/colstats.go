@@ -202,31 +202,39 @@ func sqlAxis(t schema.Type, v any) (float64, bool) {
 	case string:
 		// A DATE 'literal' is still text while GMS plans joins.
 		return textAxis(t, x)
+	}
+	f, ok := sqlNumber(v)
+	return f, ok && numericKind(t.Kind)
+}
+
+// sqlNumber converts a numeric SQL value to a float64 (DECIMALs rounded).
+func sqlNumber(v any) (float64, bool) {
+	switch x := v.(type) {
 	case decimal.Decimal:
 		f, _ := x.Float64()
-		return f, numericKind(t.Kind)
+		return f, true
 	case float64:
-		return x, numericKind(t.Kind)
+		return x, true
 	case float32:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case int64:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case int32:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case int16:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case int8:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case int:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case uint64:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case uint32:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case uint16:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	case uint8:
-		return float64(x), numericKind(t.Kind)
+		return float64(x), true
 	}
 	return 0, false
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -66,15 +65,7 @@ func (cp *CollectPlan) Collect(ctx context.Context, in AggInput, limit int64) (r
 	in.Profile.pruned(in.Files, files, in.Specs, p.preds)
 	st = Stats{Files: len(in.Files), FilesRead: len(files)}
 	defer func() { in.Profile.addStats(st) }()
-	par := in.Parallelism
-	if par <= 0 {
-		par = runtime.GOMAXPROCS(0)
-	}
-	mem := in.Mem
-	if mem == nil {
-		mem = datafile.NewBufferPool(datafile.DefaultPoolBytes)
-	}
-	src := source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(mem), footers: in.Footers}
+	par, _, src := in.resources()
 	work := units(ctx, src, files, par)
 	parts := make([][]arrow.Record, len(work))
 	defer func() {

@@ -329,22 +329,12 @@ func (jp *JoinAggPlan) side(c int) (int, int) {
 // canonical form is the int64 bits), dates, timestamps, strings, DECIMALs
 // of one scale. Anything MySQL compares after a conversion is refused.
 func joinKeysMatch(a, b schema.Type) bool {
-	integer := func(t schema.Type) bool {
-		switch t.Kind {
-		case schema.Int8, schema.Int16, schema.Int32, schema.Int64, schema.Uint8, schema.Uint16, schema.Uint32:
-			return true
-		}
-		return false
+	// comparableTypes refuses BIGINT UNSIGNED everywhere; as a key it
+	// matches itself, whose canonical form is the int64 bits.
+	if a.Kind == schema.Uint64 {
+		return b.Kind == schema.Uint64
 	}
-	switch {
-	case integer(a):
-		return integer(b)
-	case a.Kind == schema.Decimal:
-		return b.Kind == schema.Decimal && a.Scale == b.Scale
-	case a.Kind == schema.Uint64, a.Kind == schema.Date, a.Kind == schema.Timestamp, a.Kind == schema.String:
-		return a.Kind == b.Kind
-	}
-	return false
+	return comparableTypes(a, b)
 }
 
 // Builds is the number of build sides Run takes.

@@ -285,6 +285,21 @@ type AggInput struct {
 	Profile *Profile
 }
 
+// resources returns what a run over in reads with, defaulting what in
+// leaves unset: the files read at once (GOMAXPROCS), the decode-buffer
+// pool (one for this run only) and the source over in's store and caches.
+func (in AggInput) resources() (par int, mem *datafile.BufferPool, src source) {
+	par = in.Parallelism
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	mem = in.Mem
+	if mem == nil {
+		mem = datafile.NewBufferPool(datafile.DefaultPoolBytes)
+	}
+	return par, mem, source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(mem), footers: in.Footers}
+}
+
 // Stats count what a run read.
 type Stats struct {
 	Files, FilesRead, RowGroups, RowGroupsRead int
@@ -383,17 +398,9 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 	in.Profile.pruned(in.Files, files, in.Specs, p.preds)
 	st := Stats{Files: len(in.Files), FilesRead: len(files)}
 	defer func() { in.Profile.addStats(st) }()
-	par := in.Parallelism
-	if par <= 0 {
-		par = runtime.GOMAXPROCS(0)
-	}
 	// The aggregates copy what they keep from a batch, so its buffers
 	// can be recycled once it is released.
-	mem := in.Mem
-	if mem == nil {
-		mem = datafile.NewBufferPool(datafile.DefaultPoolBytes)
-	}
-	src := source{store: in.Profile.store(in.Store), mem: in.Profile.alloc(mem), footers: in.Footers}
+	par, mem, src := in.resources()
 	work := units(ctx, src, files, par)
 	pr := progressFrom(ctx)
 	pr.plan(len(files))

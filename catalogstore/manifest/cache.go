@@ -65,14 +65,22 @@ func (c *Cache) Get(ctx context.Context, store blob.Store, key string) ([]DataFi
 		c.add(ck, files)
 		return files, nil
 	})
+	return awaitLoad[[]DataFile](ctx, ch)
+}
+
+// awaitLoad waits for a load shared through loads.DoChan. The loads run
+// without the caller's cancellation, so ctx ends only this caller's wait
+// and the load carries on for the others.
+func awaitLoad[T any](ctx context.Context, res <-chan singleflight.Result) (T, error) {
+	var zero T
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
-	case r := <-ch:
+		return zero, ctx.Err()
+	case r := <-res:
 		if r.Err != nil {
-			return nil, r.Err
+			return zero, r.Err
 		}
-		return r.Val.([]DataFile), nil
+		return r.Val.(T), nil
 	}
 }
 

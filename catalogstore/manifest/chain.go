@@ -128,15 +128,7 @@ func (c *Cache) GetChain(ctx context.Context, store blob.Store, ch Chain) ([]Dat
 		c.add(ck, files)
 		return files, nil
 	})
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case r := <-res:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return r.Val.([]DataFile), nil
-	}
+	return awaitLoad[[]DataFile](ctx, res)
 }
 
 func chainCacheKey(store blob.Store, key string) string {
@@ -165,15 +157,7 @@ func (c *Cache) GetDelta(ctx context.Context, store blob.Store, key string) (*De
 		c.addEntry(&cacheEntry{key: ck, delta: d, size: EstimateSize(d.Added) + int64(len(d.Removed))*64})
 		return d, nil
 	})
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case r := <-res:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return r.Val.(*Delta), nil
-	}
+	return awaitLoad[*Delta](ctx, res)
 }
 
 // ChainReader reads chains straight from a store, bypassing any cache,

@@ -471,13 +471,8 @@ func joinBuildRows(ctx *sql.Context) int64 {
 	if err != nil {
 		return DefaultJoinBuildRows
 	}
-	switch x := v.(type) {
-	case int64:
-		return x
-	case int:
-		return int64(x)
-	case uint64:
-		return int64(min(x, 1<<62))
+	if n, ok := SysVarInt(v); ok {
+		return n
 	}
 	return DefaultJoinBuildRows
 }
