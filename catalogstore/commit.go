@@ -310,6 +310,26 @@ func (p *preparedCommit) cerr(err error, r Retry, detail string) error {
 	return &CommitError{Dataset: p.id.Short(), Err: err, Retry: r, Detail: detail}
 }
 
+// parentGone explains a parent snapshot that vanished between reading the
+// dataset and reading the snapshot: a DROP (with or without a CREATE of
+// the same name) deleted it, so the commit meets the table as dropped
+// (1146) or replaced (1412, re-prepared), not a missing snapshot (1032).
+// A snapshot missing from a table that is still the one loaded is
+// reported as it is.
+func (p *preparedCommit) parentGone(ctx context.Context, c *Catalog, err error) error {
+	if !errors.Is(err, ErrSnapshotNotFound) {
+		return err
+	}
+	now, derr := c.Dataset(ctx, p.id)
+	switch {
+	case errors.Is(derr, ErrDatasetNotFound):
+		return derr
+	case derr == nil && now.UUID != p.ds.UUID:
+		return p.cerr(ErrIncarnationChanged, RePrepare, fmt.Sprintf("the table was dropped and created again (uuid %s, now %s) while the commit was prepared", p.ds.UUID, now.UUID))
+	}
+	return err
+}
+
 // prepareCommit runs the steps before the metastore transaction: read the
 // dataset and the parent manifest, write the new manifest.
 func (c *Catalog) prepareCommit(ctx context.Context, id Ident, cm Commit, base int64) (*preparedCommit, error) {
@@ -336,7 +356,7 @@ func (c *Catalog) prepareCommit(ctx context.Context, id Ident, cm Commit, base i
 	if base != 0 {
 		parent, err = c.Snapshot(ctx, ds, base)
 		if err != nil {
-			return nil, err
+			return nil, p.parentGone(ctx, c, err)
 		}
 		parentFiles, err = c.liveFiles(ctx, ds, parent)
 		if err != nil {
