@@ -8,11 +8,10 @@ const (
 	ruleDeleteAllToTruncate
 	ruleTableFuncNullability
 	ruleRecordResultSchema
-	ruleDecimalHashKeys
+	ruleHashKeys
 	ruleFixNotExists
 	ruleExactDecimalComparisons
 	ruleCollatedDistinct
-	ruleMixedHashKeys
 	ruleConnectCrossJoins
 	ruleInfoSchemaTimeColumns
 	ruleSessionZoneFunctions
@@ -40,6 +39,5 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostAnalyzeRule(ruleInfoSchemaTimeColumns, infoSchemaTimeColumns).
-		AddPostValidationRule(ruleDecimalHashKeys, decimalHashKeys).
-		AddPostValidationRule(ruleMixedHashKeys, mixedHashKeys)
+		AddPostValidationRule(ruleHashKeys, hashKeys)
 }

@@ -84,12 +84,11 @@ func collatedSchema(s sql.Schema) bool {
 // calls them equal: strings by their collation's weights (trailing spaces
 // dropped under PAD SPACE collations), other values by their text. Each
 // value is length-prefixed, so no two rows share a key by concatenation.
-func weightKey(ctx *sql.Context, buf *bytes.Buffer, typs []sql.Type, row sql.Row) (null bool, err error) {
+func weightKey(ctx *sql.Context, buf *bytes.Buffer, typs []sql.Type, row sql.Row) error {
 	var one bytes.Buffer
 	for i, v := range row {
 		if v == nil {
 			buf.WriteByte(0)
-			null = true
 			continue
 		}
 		one.Reset()
@@ -98,14 +97,14 @@ func weightKey(ctx *sql.Context, buf *bytes.Buffer, typs []sql.Type, row sql.Row
 			t = typs[i]
 		}
 		if err := writeWeight(ctx, &one, t, v); err != nil {
-			return false, err
+			return err
 		}
 		buf.WriteByte(1)
 		var n [binary.MaxVarintLen64]byte
 		buf.Write(n[:binary.PutUvarint(n[:], uint64(one.Len()))])
 		buf.Write(one.Bytes())
 	}
-	return null, nil
+	return nil
 }
 
 func writeWeight(ctx *sql.Context, w io.Writer, t sql.Type, v any) error {
@@ -181,7 +180,7 @@ func (b *weightSetBuffer) Update(ctx *sql.Context, row sql.Row) error {
 		vals[i] = v
 	}
 	b.buf.Reset()
-	if _, err := weightKey(ctx, &b.buf, b.typs, vals); err != nil {
+	if err := weightKey(ctx, &b.buf, b.typs, vals); err != nil {
 		return err
 	}
 	b.seen[b.buf.String()] = struct{}{}
@@ -254,7 +253,7 @@ func (it *weightDistinctIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return nil, err
 		}
 		it.buf.Reset()
-		if _, err := weightKey(ctx, &it.buf, it.typs, r); err != nil {
+		if err := weightKey(ctx, &it.buf, it.typs, r); err != nil {
 			return nil, err
 		}
 		if _, dup := it.seen[it.buf.String()]; dup {

@@ -11,7 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// decimalHashKeys fixes GMS v0.20's hash joins on one DECIMAL key. The
+// hashKeys fixes GMS v0.20's hash-join keys where its map keys differ
+// from MySQL's equality (mysqlHashKeys). First, one DECIMAL key. The
 // build side of a hash join (plan.HashLookup) is a Go map keyed by the
 // key's value converted to the probe key's type; a DECIMAL value is a
 // decimal.Decimal holding a *big.Int, so a probe never finds a build row
@@ -24,22 +25,37 @@ import (
 // the canonical text of the number converted to the probe key's type, so
 // that equal numbers are equal map keys. The join still evaluates its
 // whole condition on each candidate pair.
-func decimalHashKeys(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func hashKeys(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		hl, ok := n.(*plan.HashLookup)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		if _, done := hl.LeftProbeKey.(*decimalKey); done {
-			return n, transform.SameTree, nil
-		}
-		to, ok := hl.LeftProbeKey.Type().(sql.DecimalType)
+		build, probe, ok := mysqlHashKeys(hl.RightEntryKey, hl.LeftProbeKey)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		out, err := hl.WithExpressions(&decimalKey{e: hl.RightEntryKey, to: to}, &decimalKey{e: hl.LeftProbeKey, to: to})
+		out, err := hl.WithExpressions(build, probe)
 		return out, transform.NewTree, err
 	})
+}
+
+// mysqlHashKeys wraps a lookup's build and probe keys so that equal map
+// keys mean MySQL calls the values equal: a DECIMAL probe by the
+// number's canonical text (decimalKey), a number against a string as two
+// DOUBLEs (doubleKey, hashmixed.go). It reports false when GMS's keys
+// are right as they are (or were wrapped already).
+func mysqlHashKeys(build, probe sql.Expression) (sql.Expression, sql.Expression, bool) {
+	if _, done := probe.(*decimalKey); done {
+		return nil, nil, false
+	}
+	if to, ok := probe.Type().(sql.DecimalType); ok {
+		return &decimalKey{e: build, to: to}, &decimalKey{e: probe, to: to}, true
+	}
+	if numberAndString(probe.Type(), build.Type()) {
+		return &doubleKey{e: build}, &doubleKey{e: probe}, true
+	}
+	return nil, nil, false
 }
 
 // decimalKey is a hash-join key over a DECIMAL expression: the number's

@@ -6,30 +6,20 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// mixedHashKeys fixes GMS v0.20's hash joins of a number with a string
+// GMS v0.20's hash joins of a number with a string
 // (JOIN t0 ON t0.varchar_col = t1.int_col). GMS converts every build key
 // to the probe key's type, so a build value 'a' against an INT probe
 // fails the query with 1366 in strict mode, and '1.5' is cut to 1, while
 // the same join as a nested loop answers: MySQL compares a number with a
 // string as two DOUBLEs, the string read by its longest numeric prefix
-// ('a' is 0, '2abc' is 2). The rule keys both sides by that DOUBLE.
-func mixedHashKeys(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		hl, ok := n.(*plan.HashLookup)
-		if !ok || !numberAndString(hl.LeftProbeKey.Type(), hl.RightEntryKey.Type()) {
-			return n, transform.SameTree, nil
-		}
-		out, err := hl.WithExpressions(&doubleKey{e: hl.RightEntryKey}, &doubleKey{e: hl.LeftProbeKey})
-		return out, transform.NewTree, err
-	})
-}
+// ('a' is 0, '2abc' is 2). hashKeys (hashdecimal.go) keys both
+// sides by that DOUBLE.
 
+// numberAndString reports whether one key is a number and the other a
+// string.
 func numberAndString(a, b sql.Type) bool {
 	num := func(t sql.Type) bool { return types.IsNumber(t) && !types.IsBit(t) }
 	return num(a) && types.IsText(b) || types.IsText(a) && num(b)
