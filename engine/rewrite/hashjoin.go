@@ -349,21 +349,3 @@ const SysVarJoinRewrites = "lakesql_join_rewrites"
 
 // joinRewritesOn reads SysVarJoinRewrites (on when unset).
 func joinRewritesOn(ctx *sql.Context) bool { return switchOn(ctx, SysVarJoinRewrites) }
-
-// switchOn reads a boolean session variable that turns a rewrite off
-// when 0; unset or unreadable, the rewrite is on.
-func switchOn(ctx *sql.Context, name string) bool {
-	v, err := ctx.GetSessionVariable(ctx, name)
-	if err != nil {
-		return true
-	}
-	switch x := v.(type) {
-	case int8:
-		return x != 0
-	case int64:
-		return x != 0
-	case bool:
-		return x
-	}
-	return true
-}
