@@ -263,50 +263,52 @@ type fileBucket struct {
 	upperRaw     []byte
 }
 
-// summarise totals col's manifest stats over files.
+// summarise totals col's manifest stats over files, each file's read by
+// DataFile.ColumnStatsAt, the one reading of per-file column stats.
 func summarise(files []manifest.DataFile, col schema.Column) colSummary {
 	var cs colSummary
 	complete := true
+	j := -1 // col's position in the last file: files of a table agree
 	for i := range files {
 		f := &files[i]
 		cs.rows += uint64(f.RecordCount)
-		j := slices.Index(f.FieldIDs, col.ID)
-		if j < 0 {
-			if f.StatsState == manifest.StatsProvided {
+		j = f.FieldIndex(col.ID, j)
+		st, ok := f.ColumnStatsAt(j)
+		if st.Missing {
+			if ok {
 				cs.nulls += uint64(f.RecordCount) // a column added later: all NULL
 			} else {
 				complete = false
 			}
 			continue
 		}
-		if f.NullCounts != nil && f.NullCounts[j] >= 0 {
-			cs.nulls += uint64(f.NullCounts[j])
-		}
-		if f.ColumnSizes != nil && f.ColumnSizes[j] > 0 {
-			cs.bytes += uint64(f.ColumnSizes[j])
-		}
-		exact := f.BoundsExact == nil || f.BoundsExact[j]
-		if f.LowerBounds == nil || f.UpperBounds == nil || f.LowerBounds[j] == nil || f.UpperBounds[j] == nil || !exact {
+		if !ok { // pending or failed stats say nothing
 			complete = false
 			continue
 		}
-		lo, err1 := datafile.DecodeBound(col.Type, f.LowerBounds[j])
-		hi, err2 := datafile.DecodeBound(col.Type, f.UpperBounds[j])
+		if st.Nulls >= 0 {
+			cs.nulls += uint64(st.Nulls)
+		}
+		if j < len(f.ColumnSizes) && f.ColumnSizes[j] > 0 {
+			cs.bytes += uint64(f.ColumnSizes[j])
+		}
+		if st.Lower == nil || st.Upper == nil || !st.Exact {
+			complete = false
+			continue
+		}
+		lo, err1 := datafile.DecodeBound(col.Type, st.Lower)
+		hi, err2 := datafile.DecodeBound(col.Type, st.Upper)
 		if err1 != nil || err2 != nil {
 			complete = false
 			continue
 		}
 		if cs.min == nil || compareDecoded(lo, cs.min) < 0 {
-			cs.min, cs.minRaw = lo, f.LowerBounds[j]
+			cs.min, cs.minRaw = lo, st.Lower
 		}
 		if cs.max == nil || compareDecoded(hi, cs.max) > 0 {
 			cs.max = hi
 		}
-		var nulls uint64
-		if f.NullCounts != nil && f.NullCounts[j] >= 0 {
-			nulls = uint64(f.NullCounts[j])
-		}
-		cs.files = append(cs.files, fileBucket{rows: uint64(f.RecordCount), nulls: nulls, lower: lo, upper: hi, upperRaw: f.UpperBounds[j]})
+		cs.files = append(cs.files, fileBucket{rows: uint64(f.RecordCount), nulls: uint64(max(st.Nulls, 0)), lower: lo, upper: hi, upperRaw: st.Upper})
 	}
 	if !complete {
 		cs.files = nil

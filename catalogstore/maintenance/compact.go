@@ -453,15 +453,14 @@ type keyRange struct {
 
 func rangeOf(f manifest.DataFile, col schema.Column) keyRange {
 	r := keyRange{f: f}
-	for i, id := range f.FieldIDs {
-		if id != col.ID || i >= len(f.LowerBounds) || i >= len(f.UpperBounds) || f.LowerBounds[i] == nil || f.UpperBounds[i] == nil {
-			continue
-		}
-		lo, err1 := datafile.DecodeBound(col.Type, f.LowerBounds[i])
-		hi, err2 := datafile.DecodeBound(col.Type, f.UpperBounds[i])
-		if err1 == nil && err2 == nil {
-			r.lo, r.hi, r.known = lo, hi, true
-		}
+	st, _ := f.ColumnStats(col.ID)
+	if st.Missing || st.Lower == nil || st.Upper == nil {
+		return r
+	}
+	lo, err1 := datafile.DecodeBound(col.Type, st.Lower)
+	hi, err2 := datafile.DecodeBound(col.Type, st.Upper)
+	if err1 == nil && err2 == nil {
+		r.lo, r.hi, r.known = lo, hi, true
 	}
 	return r
 }

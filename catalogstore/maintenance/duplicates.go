@@ -2,7 +2,6 @@ package maintenance
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -47,15 +46,9 @@ func RepairDuplicateFiles(ctx context.Context, cat *catalogstore.Catalog, ds *ca
 		return nil, err
 	}
 	defer releaseQuietly(ctx, lease)
-	for attempt := 0; ; attempt++ {
-		cur, files, err := headFiles(ctx, cat, ds)
-		if err != nil {
-			return nil, err
-		}
-		res := &DuplicatesResult{}
-		if len(files) == 0 {
-			return res, nil
-		}
+	var res *DuplicatesResult
+	snap, err := rewriteHead(ctx, cat, ds, author, catalogstore.OpDelete, func(_ *catalogstore.Dataset, files []manifest.DataFile) (headRewrite, error) {
+		res = &DuplicatesResult{}
 		seen := make(map[string]bool, len(files))
 		out := make([]manifest.DataFile, 0, len(files))
 		for _, f := range files {
@@ -67,23 +60,12 @@ func RepairDuplicateFiles(ctx context.Context, cat *catalogstore.Catalog, ds *ca
 			seen[f.Path] = true
 			out = append(out, f)
 		}
-		if res.Removed == 0 {
-			return res, nil
-		}
-		if err := lease.Check(ctx); err != nil {
-			return nil, err
-		}
-		snap, err := cat.Commit(ctx, ds.Ident(), catalogstore.Commit{
-			Operation: catalogstore.OpDelete, Author: author, Housekeeping: true,
-			Message:       fmt.Sprintf("repair duplicate files: %d entries (%d rows) listed twice dropped", res.Removed, res.Records),
-			ManifestFiles: out, ExpectedUUID: ds.UUID, BaseSnapshotID: cur.CurrentSnapshotID,
-		})
-		if err == nil {
-			res.Snapshot = snap
-			return res, nil
-		}
-		if !errors.Is(err, catalogstore.ErrCommitConflict) || attempt+1 >= maxRefreshAttempts {
-			return nil, err
-		}
+		msg := fmt.Sprintf("repair duplicate files: %d entries (%d rows) listed twice dropped", res.Removed, res.Records)
+		return headRewrite{files: out, message: msg, commit: res.Removed > 0}, nil
+	}, func() error { return lease.Check(ctx) })
+	if err != nil {
+		return nil, err
 	}
+	res.Snapshot = snap
+	return res, nil
 }

@@ -2,7 +2,6 @@ package maintenance
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -32,15 +31,15 @@ func HydrateStats(ctx context.Context, cat *catalogstore.Catalog, ds *catalogsto
 		author = "maintenance"
 	}
 	done := map[string]manifest.DataFile{}
-	for attempt := 0; ; attempt++ {
-		cur, files, err := headFiles(ctx, cat, ds)
-		if err != nil {
-			return nil, err
+	var res *HydrateResult
+	var lease *Lease
+	defer func() {
+		if lease != nil {
+			releaseQuietly(ctx, lease)
 		}
-		res := &HydrateResult{}
-		if len(files) == 0 {
-			return res, nil
-		}
+	}()
+	snap, err := rewriteHead(ctx, cat, ds, author, catalogstore.OpStatisticsRefresh, func(cur *catalogstore.Dataset, files []manifest.DataFile) (headRewrite, error) {
+		res = &HydrateResult{}
 		out := make([]manifest.DataFile, len(files))
 		for i, f := range files {
 			out[i] = f
@@ -60,31 +59,26 @@ func HydrateStats(ctx context.Context, cat *catalogstore.Catalog, ds *catalogsto
 			}
 			out[i] = nf
 		}
-		if res.Pending == 0 {
-			return res, nil
+		msg := fmt.Sprintf("statistics hydration: %d provided, %d failed", res.Provided, res.Failed)
+		return headRewrite{files: out, message: msg, commit: res.Pending > 0}, nil
+	}, func() error {
+		if lease != nil {
+			return nil
 		}
-		if attempt == 0 {
-			// Only now, with work to do, take the lease: the common case
-			// (nothing pending) costs one manifest read.
-			lease, err := Acquire(ctx, cat, ds, author+" (hydrate_statistics)", o.leaseTTL)
-			if err != nil {
-				return nil, err
-			}
-			defer releaseQuietly(ctx, lease)
+		// Only now, with work to do, take the lease: the common case
+		// (nothing pending) costs one manifest read.
+		l, err := Acquire(ctx, cat, ds, author+" (hydrate_statistics)", o.leaseTTL)
+		if err != nil {
+			return err
 		}
-		snap, err := cat.Commit(ctx, ds.Ident(), catalogstore.Commit{
-			Operation: catalogstore.OpStatisticsRefresh, Author: author, Housekeeping: true,
-			Message:       fmt.Sprintf("statistics hydration: %d provided, %d failed", res.Provided, res.Failed),
-			ManifestFiles: out, ExpectedUUID: ds.UUID, BaseSnapshotID: cur.CurrentSnapshotID,
-		})
-		if err == nil {
-			res.Snapshot = snap
-			return res, nil
-		}
-		if !errors.Is(err, catalogstore.ErrCommitConflict) || attempt+1 >= maxRefreshAttempts {
-			return nil, err
-		}
+		lease = l
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	res.Snapshot = snap
+	return res, nil
 }
 
 // hydrateOne reads a pending file's footer; a failure becomes the entry's

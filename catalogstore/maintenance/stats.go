@@ -2,7 +2,6 @@ package maintenance
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -49,21 +48,16 @@ func RefreshStatistics(ctx context.Context, cat *catalogstore.Catalog, ds *catal
 	}
 	defer releaseQuietly(ctx, lease)
 	done := map[string]manifest.DataFile{} // footers already read, by path
-	for attempt := 0; ; attempt++ {
-		cur, files, err := headFiles(ctx, cat, ds)
-		if err != nil {
-			return nil, err
-		}
-		res := &StatsResult{}
-		if len(files) == 0 {
-			return res, nil // an empty table has nothing to refresh
-		}
+	var res *StatsResult
+	snap, err := rewriteHead(ctx, cat, ds, author, catalogstore.OpStatisticsRefresh, func(cur *catalogstore.Dataset, files []manifest.DataFile) (headRewrite, error) {
+		res = &StatsResult{}
 		out := make([]manifest.DataFile, len(files))
 		for i, f := range files {
 			nf, ok := done[f.Path]
 			if !ok {
+				var err error
 				if nf, err = refreshOne(ctx, cat, cur, f); err != nil {
-					return nil, err
+					return headRewrite{}, err
 				}
 				done[f.Path] = nf
 			}
@@ -73,25 +67,14 @@ func RefreshStatistics(ctx context.Context, cat *catalogstore.Catalog, ds *catal
 			}
 		}
 		res.Files = len(files)
-		if res.Changed == 0 {
-			return res, nil
-		}
-		if err := lease.Check(ctx); err != nil {
-			return nil, err
-		}
-		snap, err := cat.Commit(ctx, ds.Ident(), catalogstore.Commit{
-			Operation: catalogstore.OpStatisticsRefresh, Author: author, Housekeeping: true,
-			Message:       fmt.Sprintf("statistics refresh: %d files, %d changed", res.Files, res.Changed),
-			ManifestFiles: out, ExpectedUUID: ds.UUID, BaseSnapshotID: cur.CurrentSnapshotID,
-		})
-		if err == nil {
-			res.Snapshot = snap
-			return res, nil
-		}
-		if !errors.Is(err, catalogstore.ErrCommitConflict) || attempt+1 >= maxRefreshAttempts {
-			return nil, err
-		}
+		msg := fmt.Sprintf("statistics refresh: %d files, %d changed", res.Files, res.Changed)
+		return headRewrite{files: out, message: msg, commit: res.Changed > 0}, nil
+	}, func() error { return lease.Check(ctx) })
+	if err != nil {
+		return nil, err
 	}
+	res.Snapshot = snap
+	return res, nil
 }
 
 // refreshOne reads one file's footer into a new manifest entry.
