@@ -11,5 +11,15 @@
 // per dataset.
 //
 // Files follow GMS's memory package: provider.go, database.go, table.go,
-// writes.go, each with a var _ block of the interfaces it implements.
+// writes.go, each with a var _ block of the interfaces it implements. The
+// row editor's helpers: keyindex.go (the rows a primary key hits),
+// staged.go (what the transaction staged, for reading one's own writes).
+// Beside them, one concept a file: types.go and timezone.go (catalog
+// column ↔ GMS type and value), stats.go, colstats.go and kmv.go
+// (statistics for GMS's planner and lakesql's join coster), rewrite.go
+// and pkalter.go (ALTERs that rewrite the data), asof.go (time travel),
+// metatables.go and mvtables.go (metadata tables, a refresh's files),
+// tablefunc.go (the change feed), filefunc.go, filesources.go,
+// readparquet.go and readcsv.go (table functions over files), routines.go
+// and procedures.go (what GMS asks every database for, CALL).
 package provider

@@ -35,7 +35,8 @@
 //     GMS plans joins (it then sees the equi-join).
 //   - hashjoin.go: joins GMS leaves as nested loops (a residual beside
 //     the key equality, semi/anti joins, trees its reorderer refuses) get
-//     a hash table on their key columns (KeyedLookup).
+//     a hash table on their key columns (KeyedLookup; hashkey.go decides
+//     how each key's values are normalised, or that they cannot be).
 //   - semipush.go: a semi or anti join whose condition reads one input of
 //     the join below it moves down to that input.
 //   - prunecols.go: lakesql tables below physical joins read only the
@@ -47,6 +48,11 @@
 //     distinct counts in joinest.go) and prices hash joins by what they
 //     read and build, so GMS orders joins and picks build sides by the
 //     data. lakesql_stats_coster = 0 plans with GMS's own coster.
+//
+// explain.go exposes the vectorised nodes to the engine's EXPLAIN
+// rendering (VectorScan: the table read and the replaced row-path plan);
+// sysvar.go reads the session variables that tune or switch off the
+// rewrites.
 //
 // Tests: testdata/*.test are sqllogictest scripts whose queries name the
 // plan node they must (or must not) use ("# explain:", see package
