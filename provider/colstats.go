@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/shopspring/decimal"
 
+	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
@@ -125,7 +126,7 @@ func (cs colSummary) distinctFromSize(t schema.Type) uint64 {
 		return nonNull
 	}
 	floor := uint64(1)
-	if cs.min != nil && cs.max != nil && compareDecoded(cs.min, cs.max) != 0 {
+	if cs.min != nil && cs.max != nil && datafile.CompareBounds(cs.min, cs.max) != 0 {
 		floor = 2 // two different bounds: at least two values
 	}
 	return min(nonNull, max(floor, uint64(math.Round(math.Exp2(bits)))))

@@ -1,11 +1,9 @@
 package provider
 
 import (
-	"bytes"
 	"fmt"
 	"hash/maphash"
 	"io"
-	"math/big"
 	"slices"
 	"strings"
 	"sync"
@@ -302,10 +300,10 @@ func summarise(files []manifest.DataFile, col schema.Column) colSummary {
 			complete = false
 			continue
 		}
-		if cs.min == nil || compareDecoded(lo, cs.min) < 0 {
+		if cs.min == nil || datafile.CompareBounds(lo, cs.min) < 0 {
 			cs.min, cs.minRaw = lo, st.Lower
 		}
-		if cs.max == nil || compareDecoded(hi, cs.max) > 0 {
+		if cs.max == nil || datafile.CompareBounds(hi, cs.max) > 0 {
 			cs.max = hi
 		}
 		cs.files = append(cs.files, fileBucket{rows: uint64(f.RecordCount), nulls: uint64(max(st.Nulls, 0)), lower: lo, upper: hi, upperRaw: st.Upper})
@@ -355,9 +353,9 @@ func (cs colSummary) histogram(t schema.Type, distinct uint64) sql.Histogram {
 		return nil
 	}
 	fs := slices.Clone(cs.files)
-	slices.SortFunc(fs, func(a, b fileBucket) int { return compareDecoded(a.upper, b.upper) })
+	slices.SortFunc(fs, func(a, b fileBucket) int { return datafile.CompareBounds(a.upper, b.upper) })
 	for i := 1; i < len(fs); i++ {
-		if compareDecoded(fs[i].lower, fs[i-1].upper) <= 0 {
+		if datafile.CompareBounds(fs[i].lower, fs[i-1].upper) <= 0 {
 			return nil
 		}
 	}
@@ -370,61 +368,4 @@ func (cs colSummary) histogram(t schema.Type, distinct uint64) sql.Histogram {
 		h[i] = stats.NewHistogramBucket(f.rows, d, f.nulls, 1, sql.Row{boundJSON(t, f.upperRaw)}, nil, nil)
 	}
 	return h
-}
-
-// compareDecoded orders two values decoded by datafile.DecodeBound for
-// the same column type.
-func compareDecoded(a, b any) int {
-	switch x := a.(type) {
-	case int64:
-		if y, ok := b.(int64); ok {
-			return cmpOrdered(x, y)
-		}
-	case int32:
-		if y, ok := b.(int32); ok {
-			return cmpOrdered(x, y)
-		}
-	case uint64:
-		if y, ok := b.(uint64); ok {
-			return cmpOrdered(x, y)
-		}
-	case float64:
-		if y, ok := b.(float64); ok {
-			return cmpOrdered(x, y)
-		}
-	case string:
-		if y, ok := b.(string); ok {
-			return strings.Compare(x, y)
-		}
-	case []byte:
-		if y, ok := b.([]byte); ok {
-			return bytes.Compare(x, y)
-		}
-	case *big.Int:
-		if y, ok := b.(*big.Int); ok {
-			return x.Cmp(y)
-		}
-	case bool:
-		if y, ok := b.(bool); ok {
-			return cmpOrdered(boolInt(x), boolInt(y))
-		}
-	}
-	return 0
-}
-
-func cmpOrdered[T int32 | int64 | uint64 | float64 | int](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -1,10 +1,12 @@
 package datafile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
@@ -162,6 +164,60 @@ func DecodeBound(t schema.Type, b []byte) (any, error) {
 		return int32(binary.LittleEndian.Uint32(b)), nil
 	}
 	return nil, fmt.Errorf("%w: no bound encoding for %s", ErrBadBound, t)
+}
+
+// CompareBounds orders two values DecodeBound returned for one column
+// type: -1, 0 or +1. It is the one ordering of decoded bounds (file
+// statistics, compaction's key ranges, the planner's statistics). Values
+// of different Go types never meet for one column and compare equal;
+// floats compare by < and >, as bounds hold no NaN.
+func CompareBounds(a, b any) int {
+	switch x := a.(type) {
+	case bool:
+		if y, ok := b.(bool); ok {
+			return order(!x && y, x && !y)
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return order(x < y, x > y)
+		}
+	case int32:
+		if y, ok := b.(int32); ok {
+			return order(x < y, x > y)
+		}
+	case uint64:
+		if y, ok := b.(uint64); ok {
+			return order(x < y, x > y)
+		}
+	case float64:
+		if y, ok := b.(float64); ok {
+			return order(x < y, x > y)
+		}
+	case *big.Int:
+		if y, ok := b.(*big.Int); ok {
+			return x.Cmp(y)
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y)
+		}
+	case []byte:
+		if y, ok := b.([]byte); ok {
+			return bytes.Compare(x, y)
+		}
+	}
+	return 0
+}
+
+// order is -1 when less, +1 when greater, else 0.
+func order(less, greater bool) int {
+	switch {
+	case less:
+		return -1
+	case greater:
+		return 1
+	}
+	return 0
 }
 
 // intRange is the range of values of an integer-like column type.

@@ -277,50 +277,11 @@ func pick(t schema.Type, cur, v any, dir int) any {
 	if cur == nil {
 		return v
 	}
-	c := cmpBound(cur, v)
+	c := CompareBounds(cur, v)
 	if (dir < 0 && c > 0) || (dir > 0 && c < 0) {
 		return v
 	}
 	return cur
-}
-
-func cmpBound(a, b any) int {
-	switch x := a.(type) {
-	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case int64:
-		return cmp3(x, b.(int64))
-	case int32:
-		return cmp3(x, b.(int32))
-	case uint64:
-		return cmp3(x, b.(uint64))
-	case float64:
-		return cmp3(x, b.(float64))
-	case *big.Int:
-		return x.Cmp(b.(*big.Int))
-	case string:
-		return cmp3(x, b.(string))
-	case []byte:
-		return bytes.Compare(x, b.([]byte))
-	}
-	return 0
-}
-
-func cmp3[T int64 | int32 | uint64 | float64 | string](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // minMax converts a column chunk's typed statistics to values of the Go

@@ -1,12 +1,10 @@
 package maintenance
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -487,12 +485,12 @@ func sortedBins(g []manifest.DataFile, col schema.Column, cfg Config) (bins []Bi
 	if unknown {
 		clusters = [][]keyRange{known} // an unknown range overlaps everything
 	} else {
-		slices.SortStableFunc(known, func(a, b keyRange) int { return cmpBoundValue(a.lo, b.lo) })
+		slices.SortStableFunc(known, func(a, b keyRange) int { return datafile.CompareBounds(a.lo, b.lo) })
 		var hi any
 		for i, r := range known {
-			if i > 0 && cmpBoundValue(r.lo, hi) <= 0 {
+			if i > 0 && datafile.CompareBounds(r.lo, hi) <= 0 {
 				clusters[len(clusters)-1] = append(clusters[len(clusters)-1], r)
-				if cmpBoundValue(r.hi, hi) > 0 {
+				if datafile.CompareBounds(r.hi, hi) > 0 {
 					hi = r.hi
 				}
 				continue
@@ -541,50 +539,6 @@ func sortedBins(g []manifest.DataFile, col schema.Column, cfg Config) (bins []Bi
 	}
 	flushRun()
 	return bins, overlapping, adjacent
-}
-
-// cmpBoundValue orders two decoded bounds of one column (see
-// datafile.DecodeBound for the Go types); values of different types
-// compare equal, which only merges more files.
-func cmpBoundValue(a, b any) int {
-	switch x := a.(type) {
-	case bool:
-		if y, ok := b.(bool); ok && x != y {
-			if !x {
-				return -1
-			}
-			return 1
-		}
-	case int64:
-		if y, ok := b.(int64); ok {
-			return cmp.Compare(x, y)
-		}
-	case int32:
-		if y, ok := b.(int32); ok {
-			return cmp.Compare(x, y)
-		}
-	case uint64:
-		if y, ok := b.(uint64); ok {
-			return cmp.Compare(x, y)
-		}
-	case float64:
-		if y, ok := b.(float64); ok {
-			return cmp.Compare(x, y)
-		}
-	case string:
-		if y, ok := b.(string); ok {
-			return strings.Compare(x, y)
-		}
-	case []byte:
-		if y, ok := b.([]byte); ok {
-			return bytes.Compare(x, y)
-		}
-	case *big.Int:
-		if y, ok := b.(*big.Int); ok {
-			return x.Cmp(y)
-		}
-	}
-	return 0
 }
 
 // commitCompaction commits the outputs in place of the inputs. When the
