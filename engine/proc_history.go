@@ -40,11 +40,7 @@ func procCreateTagHead(ctx *sql.Context, table, name string) (sql.RowIter, error
 }
 
 func procCreateTag(ctx *sql.Context, table, name string, snapshot int64) (sql.RowIter, error) {
-	env, err := envOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := env.table(ctx, table)
+	env, ds, err := tableEnv(ctx, table)
 	if err != nil {
 		return nil, err
 	}
@@ -56,11 +52,7 @@ func procCreateTag(ctx *sql.Context, table, name string, snapshot int64) (sql.Ro
 }
 
 func procDropTag(ctx *sql.Context, table, name string) (sql.RowIter, error) {
-	env, err := envOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := env.table(ctx, table)
+	env, ds, err := tableEnv(ctx, table)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +64,7 @@ func procDropTag(ctx *sql.Context, table, name string) (sql.RowIter, error) {
 }
 
 func procRollback(ctx *sql.Context, table string, snapshot int64) (sql.RowIter, error) {
-	env, err := envOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := env.table(ctx, table)
+	env, ds, err := tableEnv(ctx, table)
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +76,7 @@ func procRollback(ctx *sql.Context, table string, snapshot int64) (sql.RowIter, 
 }
 
 func procCommitOffset(ctx *sql.Context, consumer, table string, snapshot int64) (sql.RowIter, error) {
-	env, err := envOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := env.table(ctx, table)
+	env, ds, err := tableEnv(ctx, table)
 	if err != nil {
 		return nil, err
 	}

@@ -22,11 +22,7 @@ func icebergProcedures() []sql.ExternalStoredProcedureDetails {
 }
 
 func procIcebergMetadata(ctx *sql.Context, table string) (sql.RowIter, error) {
-	env, err := envOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := env.table(ctx, table)
+	env, ds, err := tableEnv(ctx, table)
 	if err != nil {
 		return nil, err
 	}

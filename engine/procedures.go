@@ -43,6 +43,20 @@ func envOf(ctx *sql.Context) (*procEnv, error) {
 	return &procEnv{sess: s, cat: s.e.cat}, nil
 }
 
+// tableEnv is envOf and table together: the start of every procedure on
+// one dataset.
+func tableEnv(ctx *sql.Context, name string) (*procEnv, *catalogstore.Dataset, error) {
+	env, err := envOf(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds, err := env.table(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return env, ds, nil
+}
+
 // table resolves a procedure's 'c.t' or 'ws.c.t' argument.
 func (p *procEnv) table(ctx *sql.Context, name string) (*catalogstore.Dataset, error) {
 	id, err := catalogstore.ParseIdent(p.sess.CurrentWorkspace(), name)
