@@ -173,16 +173,7 @@ func (m *metaTable) Collation() sql.CollationID { return sql.Collation_Default }
 
 // Schema implements sql.Table: the projected columns.
 func (m *metaTable) Schema() sql.Schema {
-	if m.proj == nil {
-		return m.full
-	}
-	out := make(sql.Schema, 0, len(m.proj))
-	for _, name := range m.proj {
-		if i := m.full.IndexOfColName(name); i >= 0 {
-			out = append(out, m.full[i])
-		}
-	}
-	return out
+	return projectedSchema(m.full, m.proj)
 }
 
 // PrimaryKeySchema implements sql.PrimaryKeyTable (no key).
@@ -210,12 +201,7 @@ func (m *metaTable) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIte
 		return nil, sqlerr.Wrap(err)
 	}
 	if m.proj != nil {
-		idx := make([]int, 0, len(m.proj))
-		for _, name := range m.proj {
-			if i := m.full.IndexOfColName(name); i >= 0 {
-				idx = append(idx, i)
-			}
-		}
+		idx := projectedIndexes(m.full, m.proj)
 		for r, row := range rows {
 			out := make(sql.Row, len(idx))
 			for j, i := range idx {

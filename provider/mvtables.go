@@ -142,16 +142,7 @@ func (t *refreshesTable) WithProjections(cols []string) sql.Table {
 }
 
 func (t *refreshesTable) Schema() sql.Schema {
-	if t.proj == nil {
-		return t.full
-	}
-	out := make(sql.Schema, 0, len(t.proj))
-	for _, name := range t.proj {
-		if i := t.full.IndexOfColName(name); i >= 0 {
-			out = append(out, t.full[i])
-		}
-	}
-	return out
+	return projectedSchema(t.full, t.proj)
 }
 
 func (t *refreshesTable) Partitions(*sql.Context) (sql.PartitionIter, error) {
@@ -163,18 +154,7 @@ func (t *refreshesTable) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.R
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
-	idx := make([]int, 0, len(t.full))
-	for i := range t.full {
-		idx = append(idx, i)
-	}
-	if t.proj != nil {
-		idx = idx[:0]
-		for _, name := range t.proj {
-			if i := t.full.IndexOfColName(name); i >= 0 {
-				idx = append(idx, i)
-			}
-		}
-	}
+	idx := projectedIndexes(t.full, t.proj)
 	rows := make([]sql.Row, 0, len(refs))
 	for _, r := range refs {
 		var srcs any

@@ -100,16 +100,7 @@ func (t *Table) Comment() string { return t.ds.Comment }
 
 // Schema implements sql.Table: the projected columns.
 func (t *Table) Schema() sql.Schema {
-	if t.proj == nil {
-		return t.full
-	}
-	out := make(sql.Schema, 0, len(t.proj))
-	for _, name := range t.proj {
-		if i := t.full.IndexOfColName(name); i >= 0 {
-			out = append(out, t.full[i])
-		}
-	}
-	return out
+	return projectedSchema(t.full, t.proj)
 }
 
 // PrimaryKeySchema implements sql.PrimaryKeyTable: the declared key, in
