@@ -117,18 +117,9 @@ func checkIncarnation(tx meta.Tx, ds *catalogstore.Dataset) error {
 // this lease's. ErrLeaseLost otherwise.
 func (l *Lease) own(ctx context.Context, fn func(tx meta.Tx, cur leaseDoc) error) error {
 	return l.cat.Meta().RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(leasePath(l.id))
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: the lease on %s was released", ErrLeaseLost, l.id.Short())
-		} else if err != nil {
+		cur, err := l.mine(tx)
+		if err != nil {
 			return err
-		}
-		var cur leaseDoc
-		if err := d.Decode(&cur); err != nil {
-			return err
-		}
-		if cur.Token != l.Token {
-			return fmt.Errorf("%w: the lease on %s is now held by %q", ErrLeaseLost, l.id.Short(), cur.Holder)
 		}
 		return fn(tx, cur)
 	})
@@ -181,23 +172,34 @@ func releaseQuietly(ctx context.Context, l *Lease) {
 // checkTx checks, inside a transaction, that the lease is still this one
 // and unexpired, so the transaction commits only while the lease is held.
 func (l *Lease) checkTx(tx meta.Tx) error {
-	d, err := tx.Get(leasePath(l.id))
-	if errors.Is(err, meta.ErrNotFound) {
-		return fmt.Errorf("%w: the lease on %s was released", ErrLeaseLost, l.id.Short())
-	} else if err != nil {
+	cur, err := l.mine(tx)
+	if err != nil {
 		return err
-	}
-	var cur leaseDoc
-	if err := d.Decode(&cur); err != nil {
-		return err
-	}
-	if cur.Token != l.Token {
-		return fmt.Errorf("%w: the lease on %s is now held by %q", ErrLeaseLost, l.id.Short(), cur.Holder)
 	}
 	if !cur.ExpiresAt.After(l.cat.Now()) {
 		return fmt.Errorf("%w: the lease on %s expired at %s", ErrLeaseLost, l.id.Short(), cur.ExpiresAt.Format(time.RFC3339))
 	}
 	return nil
+}
+
+// mine reads the lease document inside a transaction: ErrLeaseLost when
+// it is gone or holds another token (the lease was released or taken
+// over).
+func (l *Lease) mine(tx meta.Tx) (leaseDoc, error) {
+	d, err := tx.Get(leasePath(l.id))
+	if errors.Is(err, meta.ErrNotFound) {
+		return leaseDoc{}, fmt.Errorf("%w: the lease on %s was released", ErrLeaseLost, l.id.Short())
+	} else if err != nil {
+		return leaseDoc{}, err
+	}
+	var cur leaseDoc
+	if err := d.Decode(&cur); err != nil {
+		return leaseDoc{}, err
+	}
+	if cur.Token != l.Token {
+		return leaseDoc{}, fmt.Errorf("%w: the lease on %s is now held by %q", ErrLeaseLost, l.id.Short(), cur.Holder)
+	}
+	return cur, nil
 }
 
 // BrokenLease is the lease BreakLease removed.
