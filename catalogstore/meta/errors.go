@@ -16,4 +16,7 @@ var (
 	// ErrContention: a transaction could not commit after its retries
 	// because other writers kept changing what it read. Safe to retry.
 	ErrContention = errors.New("metastore transaction contention")
+	// ErrNestedArray: a written value holds an array directly in an
+	// array (CheckValue).
+	ErrNestedArray = errors.New("an array may not hold an array directly (Firestore refuses it)")
 )

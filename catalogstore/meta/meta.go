@@ -173,6 +173,33 @@ func CheckDocPath(p string) error {
 	return checkSegs(p, segs)
 }
 
+// CheckValue refuses a field value Firestore cannot store, so that code
+// written against the embedded store works in production: an array
+// directly in an array (ErrNestedArray). Both backends check every written
+// field with it; other values are checked by their encoding.
+func CheckValue(v any) error { return checkValue(v, false) }
+
+func checkValue(v any, inArray bool) error {
+	switch t := v.(type) {
+	case []any:
+		if inArray {
+			return ErrNestedArray
+		}
+		for _, e := range t {
+			if err := checkValue(e, true); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for _, e := range t {
+			if err := checkValue(e, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // CheckCollectionPath reports whether p is a well-formed collection path.
 func CheckCollectionPath(p string) error {
 	segs := strings.Split(p, "/")

@@ -2,7 +2,6 @@ package firestore
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,8 +9,6 @@ import (
 	"cloud.google.com/go/firestore"
 	"github.com/lakesql/lakesql/catalogstore/meta"
 )
-
-var errNestedArray = errors.New("an array may not hold an array directly (Firestore refuses it)")
 
 // canonical validates path and converts data to the JSON shape that
 // meta.Encode gives (int64, float64, string, bool, nil, []any,
@@ -30,32 +27,11 @@ func canonical(path string, data map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("firestore metastore: %s: %w", path, err)
 	}
 	for k, v := range m {
-		if err := checkValue(v, false); err != nil {
+		if err := meta.CheckValue(v); err != nil {
 			return nil, fmt.Errorf("firestore metastore: %s: field %q: %w", path, k, err)
 		}
 	}
 	return m, nil
-}
-
-func checkValue(v any, inArray bool) error {
-	switch t := v.(type) {
-	case []any:
-		if inArray {
-			return errNestedArray
-		}
-		for _, e := range t {
-			if err := checkValue(e, true); err != nil {
-				return err
-			}
-		}
-	case map[string]any:
-		for _, e := range t {
-			if err := checkValue(e, false); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // fromFirestore converts document data as the client returns it into the

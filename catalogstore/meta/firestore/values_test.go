@@ -60,8 +60,8 @@ func TestCanonical(t *testing.T) {
 	if _, err := canonical("a", nil); !errors.Is(err, meta.ErrBadPath) {
 		t.Errorf("canonical(bad path) err = %v, want ErrBadPath", err)
 	}
-	if _, err := canonical("a/b", map[string]any{"x": []any{1, []any{2}}}); !errors.Is(err, errNestedArray) {
-		t.Errorf("canonical(nested array) err = %v, want errNestedArray", err)
+	if _, err := canonical("a/b", map[string]any{"x": []any{1, []any{2}}}); !errors.Is(err, meta.ErrNestedArray) {
+		t.Errorf("canonical(nested array) err = %v, want meta.ErrNestedArray", err)
 	}
 	if m, err := canonical("a/b", nil); err != nil || m == nil || len(m) != 0 {
 		t.Errorf("canonical(nil) = %#v, %v; want an empty map", m, err)

@@ -90,7 +90,7 @@ func newWrite(op opKind, path string, data map[string]any) (write, error) {
 	}
 	w.fields = make(map[string]json.RawMessage, len(data))
 	for k, v := range data {
-		if err := checkValue(v, false); err != nil {
+		if err := meta.CheckValue(v); err != nil {
 			return write{}, fmt.Errorf("sqlite metastore: %s: field %q: %w", path, k, err)
 		}
 		b, err := json.Marshal(v)
@@ -100,32 +100,6 @@ func newWrite(op opKind, path string, data map[string]any) (write, error) {
 		w.fields[k] = b
 	}
 	return w, nil
-}
-
-var errNestedArray = errors.New("an array may not hold an array directly (Firestore refuses it too)")
-
-// checkValue refuses what Firestore cannot store, so that code written
-// against the embedded store works in production: an array directly in an
-// array. Other values are checked by json.Marshal.
-func checkValue(v any, inArray bool) error {
-	switch t := v.(type) {
-	case []any:
-		if inArray {
-			return errNestedArray
-		}
-		for _, e := range t {
-			if err := checkValue(e, true); err != nil {
-				return err
-			}
-		}
-	case map[string]any:
-		for _, e := range t {
-			if err := checkValue(e, false); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func encodeFields(fields map[string]json.RawMessage) string {
