@@ -37,13 +37,13 @@ func EncodeBound(t schema.Type, v any) ([]byte, error) {
 		return []byte{0}, nil
 	case schema.Int8, schema.Int16, schema.Int32, schema.Uint8, schema.Uint16:
 		i, ok := v.(int64)
-		if lo, hi := intRange(t.Kind); !ok || i < lo || i > hi {
+		if lo, hi := t.Kind.IntRange(); !ok || i < lo || i > hi {
 			return bad()
 		}
 		return binary.LittleEndian.AppendUint32(nil, uint32(int32(i))), nil
 	case schema.Int64, schema.Uint32, schema.Time, schema.Timestamp:
 		i, ok := v.(int64)
-		if lo, hi := intRange(t.Kind); !ok || i < lo || i > hi {
+		if lo, hi := t.Kind.IntRange(); !ok || i < lo || i > hi {
 			return bad()
 		}
 		return binary.LittleEndian.AppendUint64(nil, uint64(i)), nil
@@ -218,25 +218,6 @@ func order(less, greater bool) int {
 		return 1
 	}
 	return 0
-}
-
-// intRange is the range of values of an integer-like column type.
-func intRange(k schema.Kind) (lo, hi int64) {
-	switch k {
-	case schema.Int8:
-		return math.MinInt8, math.MaxInt8
-	case schema.Int16:
-		return math.MinInt16, math.MaxInt16
-	case schema.Int32:
-		return math.MinInt32, math.MaxInt32
-	case schema.Uint8:
-		return 0, math.MaxUint8
-	case schema.Uint16:
-		return 0, math.MaxUint16
-	case schema.Uint32:
-		return 0, math.MaxUint32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 var pow10 = func() (p [39]*big.Int) {

@@ -75,7 +75,7 @@ func FuzzBucket(f *testing.F) {
 			t.Fatalf("timestamp %d buckets to %d, long to %d", x, ts, long)
 		}
 		for _, k := range []schema.Kind{schema.Int8, schema.Int16, schema.Int32, schema.Uint8, schema.Uint16, schema.Uint32} {
-			if lo, hi := intRange(k); x >= lo && x <= hi {
+			if lo, hi := k.IntRange(); x >= lo && x <= hi {
 				if got := apply(schema.Type{Kind: k}, x); got != long {
 					t.Fatalf("%s %d buckets to %d, long to %d", k, x, got, long)
 				}

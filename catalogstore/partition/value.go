@@ -67,25 +67,6 @@ var pow10 = func() []*big.Int {
 	return p
 }()
 
-// intRange is the range of each integer kind, all held as int64.
-func intRange(k schema.Kind) (lo, hi int64) {
-	switch k {
-	case schema.Int8:
-		return math.MinInt8, math.MaxInt8
-	case schema.Int16:
-		return math.MinInt16, math.MaxInt16
-	case schema.Int32:
-		return math.MinInt32, math.MaxInt32
-	case schema.Uint8:
-		return 0, math.MaxUint8
-	case schema.Uint16:
-		return 0, math.MaxUint16
-	case schema.Uint32:
-		return 0, math.MaxUint32
-	}
-	return math.MinInt64, math.MaxInt64
-}
-
 func isIntKind(k schema.Kind) bool {
 	switch k {
 	case schema.Int8, schema.Int16, schema.Int32, schema.Int64, schema.Uint8, schema.Uint16, schema.Uint32:
@@ -113,7 +94,7 @@ func checkValue(typ schema.Type, v any, strict bool) error {
 		if !ok {
 			return badValue(typ, v, "want int64")
 		}
-		if lo, hi := intRange(typ.Kind); strict && (n < lo || n > hi) {
+		if lo, hi := typ.Kind.IntRange(); strict && (n < lo || n > hi) {
 			return badValue(typ, v, "out of range")
 		}
 	case schema.Uint64:

@@ -10,6 +10,7 @@ package schema
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -40,6 +41,26 @@ const (
 	Timestamp Kind = "timestamp" // µs since epoch, UTC (Arrow timestamp[us, UTC])
 	JSON      Kind = "json"      // JSON text (Arrow string with extension metadata)
 )
+
+// IntRange is the range of values of an integer kind held as int64
+// (int8 … int32, uint8 … uint32); int64's range for any other kind.
+func (k Kind) IntRange() (lo, hi int64) {
+	switch k {
+	case Int8:
+		return math.MinInt8, math.MaxInt8
+	case Int16:
+		return math.MinInt16, math.MaxInt16
+	case Int32:
+		return math.MinInt32, math.MaxInt32
+	case Uint8:
+		return 0, math.MaxUint8
+	case Uint16:
+		return 0, math.MaxUint16
+	case Uint32:
+		return 0, math.MaxUint32
+	}
+	return math.MinInt64, math.MaxInt64
+}
 
 // Type is one column type.
 type Type struct {
