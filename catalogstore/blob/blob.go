@@ -4,7 +4,9 @@
 //
 // Keys are slash-separated paths relative to the store's root, for example
 // "ws/coll/orders-3f2c.../data/9a1e....parquet". Objects are write-once in
-// practice: a data file or manifest is never rewritten in place.
+// practice: a data file or manifest is never rewritten in place. Every
+// backend refuses the same malformed keys with the one rule, CheckKey
+// (key.go), as io/fs.ValidPath does for file systems.
 //
 // Backends: blob/local (a folder; the embedded default) and blob/gcs
 // (Google Cloud Storage). Both pass the contract suite in blob/blobtest.

@@ -42,4 +42,9 @@
 // digits, "" when not recorded) and part_checksums its parts' CRC-32Cs,
 // 4 big-endian bytes each (package datafile defines the parts and checks
 // every read against them). Versions 1 and 2 read with neither recorded.
+//
+// Readers take one column's statistics in one file through
+// DataFile.ColumnStats (colstats.go), the one reading of the aligned
+// arrays: a column the file lacks is all NULL, pending or failed
+// statistics say nothing.
 package manifest

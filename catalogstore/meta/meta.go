@@ -12,7 +12,8 @@
 // number. Documents hold JSON-shaped data (strings, float64/int64 numbers,
 // bools, nil, []any, map[string]any). Callers normally convert to and from
 // Go structs with Encode and Doc.Decode, which round-trip through JSON so
-// both backends decode identically.
+// both backends decode identically. An array directly inside an array is
+// refused by both (CheckValue), as Firestore refuses it.
 //
 // Two backends implement Store: meta/sqlite (the embedded default) and
 // meta/firestore (production). Both pass the contract suite in
