@@ -1,7 +1,11 @@
 // Package reliability holds lakesql's crash, concurrency and bad-input
 // tests: a writer process killed at each step of the commit protocol,
 // concurrent clients over the MySQL wire (one server and two servers on one
-// warehouse), and hostile input from clients and from the object store.
+// warehouse), hostile input from clients and from the object store
+// (corrupt files, a full store), tables dropped and recreated under open
+// transactions, and the randomized schedule (schedule*_test.go): writers,
+// DDL and maintenance on two serve processes under KILLs and SIGKILLs,
+// every acknowledged write checked against a ledger.
 package reliability
 
 import (
