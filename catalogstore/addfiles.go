@@ -82,7 +82,7 @@ func (c *Catalog) AddFileSources(ctx context.Context, id Ident, srcs []FileSourc
 	}
 	// Recorded before the commit: a refused commit leaves an entry that
 	// only keeps a file alive, never one that lets a file be deleted.
-	if err := c.recordExternal(ctx, id, external); err != nil {
+	if err := c.recordExternal(ctx, ds, external); err != nil {
 		return nil, err
 	}
 	return c.Commit(ctx, id, Commit{Operation: OpAddFiles, Author: author, Added: files,

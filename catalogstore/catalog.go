@@ -114,9 +114,9 @@ func datasetPath(id Ident) string {
 	return meta.Join(datasetsColl(id.Workspace, id.Collection), id.Name)
 }
 func viewPath(id Ident) string { return meta.Join(viewsColl(id.Workspace, id.Collection), id.Name) }
-func snapshotPath(id Ident, snap int64) string {
-	return meta.Join(datasetPath(id), "snapshots", formatSnapID(snap))
+func snapshotPath(ds *Dataset, snap int64) string {
+	return meta.Join(ds.DocRoot(), "snapshots", formatSnapID(snap))
 }
-func schemaPath(id Ident, schemaID int) string {
-	return meta.Join(datasetPath(id), "schemas", itoa(int64(schemaID)))
+func schemaPath(ds *Dataset, schemaID int) string {
+	return meta.Join(ds.DocRoot(), "schemas", itoa(int64(schemaID)))
 }

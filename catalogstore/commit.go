@@ -429,7 +429,7 @@ func (p *preparedCommit) schemaChanged(now int) error {
 // write stages the snapshot document and moves the pointer.
 func (p *preparedCommit) write(tx meta.Tx) error {
 	snapID := p.snap.ID
-	if err := tx.Create(snapshotPath(p.id, snapID), p.snapData); err != nil {
+	if err := tx.Create(snapshotPath(p.ds, snapID), p.snapData); err != nil {
 		return err
 	}
 	fields := map[string]any{
@@ -442,7 +442,7 @@ func (p *preparedCommit) write(tx meta.Tx) error {
 		"updated-at":           p.snap.Timestamp.Format(time.RFC3339Nano),
 	}
 	if p.cm.Schema != nil {
-		if err := tx.Set(schemaPath(p.id, p.cm.Schema.ID), p.schemaData); err != nil {
+		if err := tx.Set(schemaPath(p.ds, p.cm.Schema.ID), p.schemaData); err != nil {
 			return err
 		}
 		fields["schema"], fields["next-field-id"] = p.schemaData, p.cm.NextFieldID
@@ -607,7 +607,7 @@ func (c *Catalog) afterCommit(ctx context.Context, ds *Dataset, snap *Snapshot) 
 
 // Snapshot loads one snapshot of a dataset. ErrSnapshotNotFound.
 func (c *Catalog) Snapshot(ctx context.Context, ds *Dataset, id int64) (*Snapshot, error) {
-	d, err := c.meta.Get(ctx, snapshotPath(ds.Ident(), id))
+	d, err := c.meta.Get(ctx, snapshotPath(ds, id))
 	if errors.Is(err, meta.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s has no snapshot %d", ErrSnapshotNotFound, ds.Ident().Short(), id)
 	}
@@ -623,7 +623,7 @@ func (c *Catalog) Snapshot(ctx context.Context, ds *Dataset, id int64) (*Snapsho
 
 // Snapshots lists every snapshot of a dataset in id order.
 func (c *Catalog) Snapshots(ctx context.Context, ds *Dataset) ([]Snapshot, error) {
-	docs, err := c.meta.List(ctx, meta.Join(datasetPath(ds.Ident()), "snapshots"))
+	docs, err := c.meta.List(ctx, meta.Join(ds.DocRoot(), "snapshots"))
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", ds.Ident().Short(), err)
 	}

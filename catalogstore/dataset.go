@@ -49,6 +49,10 @@ type Dataset struct {
 	SourceTables []string `json:"source-tables,omitempty"`
 	SQL          string   `json:"sql,omitempty"`
 	StatementID  string   `json:"statement-id,omitempty"`
+	// SubDocs is "incarnation" when the dataset's sub-documents live below
+	// its incarnation document (incarnation.go); empty for a dataset
+	// created before, whose sub-documents are below its document.
+	SubDocs string `json:"sub-documents,omitempty"`
 	// Trigger count (sources) and refresh state (views): see MVState.
 	MVState
 	// CurrentRecords and CurrentFiles are the head snapshot's totals,
@@ -114,9 +118,13 @@ func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, 
 		Type:     typ, Schema: s, NextFieldID: next, Spec: spec, Specs: []partition.Spec{spec},
 		SortOrder: opts.SortOrder, Properties: opts.Properties, Comment: opts.Comment,
 		Author: author, CreatedAt: now, UpdatedAt: now,
-		SourceTables: opts.SourceTables, SQL: opts.SQL,
+		SourceTables: opts.SourceTables, SQL: opts.SQL, SubDocs: subDocsIncarnation,
 	}
 	data, err := meta.Encode(ds)
+	if err != nil {
+		return nil, err
+	}
+	incData, err := meta.Encode(incarnationDoc{UUID: u, Name: id.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +157,10 @@ func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, 
 		if err := tx.Create(datasetPath(id), data); err != nil {
 			return err
 		}
-		return tx.Set(schemaPath(id, s.ID), schemaData)
+		if err := tx.Set(ds.DocRoot(), incData); err != nil {
+			return err
+		}
+		return tx.Set(schemaPath(ds, s.ID), schemaData)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create dataset %s: %w", id.Short(), err)
@@ -297,19 +308,25 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 	}
 	what := "drop " + strings.ReplaceAll(kind, "_", " ")
 	// Files add_files registered in place stay: lakesql did not write them.
-	keep, err := c.ExternalFiles(ctx, id)
+	keep, err := c.ExternalFiles(ctx, ds)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
 	if err := c.deleteIncarnation(ctx, ds); err != nil {
 		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
-	// The table is gone: the clean-up runs to its end even when the
-	// statement is killed now, since sub-documents left behind collide
-	// with the next incarnation's (its first commit finds snapshot 1).
+	// The table is gone. Its sub-documents are its incarnation's, which
+	// no later table of the name reads: a clean-up cut short here only
+	// leaves garbage, which the next drop of the name sweeps. It still
+	// runs to its end when the statement is killed now.
 	ctx = context.WithoutCancel(ctx)
-	if err := meta.DeleteTree(ctx, c.meta, datasetPath(id)); err != nil {
+	if err := c.deleteSubDocs(ctx, ds); err != nil {
 		c.log.Warn(what+": sub-documents left", "dataset", id.String(), "err", err)
+	}
+	if n, err := c.sweepIncarnations(ctx, id); err != nil {
+		c.log.Warn(what+": sub-documents of earlier drops left", "dataset", id.String(), "err", err)
+	} else if n > 0 {
+		c.log.Info(what+": swept sub-documents earlier drops left", "dataset", id.String(), "incarnations", n)
 	}
 	if err := c.deletePrefix(ctx, ds.Location+"/", keep); err != nil {
 		c.log.Warn(what+": data files left for cleanup", "dataset", id.String(), "err", err)
@@ -385,7 +402,7 @@ func (c *Catalog) RenameDataset(ctx context.Context, from, to Ident, author stri
 	// A commit landing in between adds a snapshot the list lacks: the
 	// transaction sees the dataset moved on and the list is taken again.
 	for attempt := 0; ; attempt++ {
-		subPaths, err := c.subDocs(ctx, datasetPath(from))
+		subPaths, err := c.ownSubDocs(ctx, ds)
 		if err != nil {
 			return err
 		}
@@ -458,21 +475,25 @@ func (c *Catalog) renameTx(ctx context.Context, from, to Ident, seen *Dataset, s
 	})
 }
 
-// subDocs lists every document below a document path.
-func (c *Catalog) subDocs(ctx context.Context, docPath string) ([]meta.Doc, error) {
+// subDocs lists every document below a document path, but those in its
+// collection skip ("" for none).
+func (c *Catalog) subDocs(ctx context.Context, docPath, skip string) ([]meta.Doc, error) {
 	colls, err := c.meta.Collections(ctx, docPath)
 	if err != nil {
 		return nil, err
 	}
 	var out []meta.Doc
 	for _, coll := range colls {
+		if coll == skip {
+			continue
+		}
 		docs, err := c.meta.List(ctx, docPath+"/"+coll)
 		if err != nil {
 			return nil, err
 		}
 		for _, d := range docs {
 			out = append(out, d)
-			sub, err := c.subDocs(ctx, d.Path)
+			sub, err := c.subDocs(ctx, d.Path, "")
 			if err != nil {
 				return nil, err
 			}
@@ -523,7 +544,7 @@ func (c *Catalog) UpdateDataset(ctx context.Context, id Ident, author string, fn
 			if err != nil {
 				return err
 			}
-			if err := tx.Set(schemaPath(id, ds.Schema.ID), sd); err != nil {
+			if err := tx.Set(schemaPath(ds, ds.Schema.ID), sd); err != nil {
 				return err
 			}
 		}
@@ -544,7 +565,7 @@ func (c *Catalog) SchemaByID(ctx context.Context, ds *Dataset, schemaID int) (*s
 		s := ds.Schema
 		return &s, nil
 	}
-	d, err := c.meta.Get(ctx, schemaPath(ds.Ident(), schemaID))
+	d, err := c.meta.Get(ctx, schemaPath(ds, schemaID))
 	if err != nil {
 		return nil, fmt.Errorf("load schema %d of %s: %w", schemaID, ds.Ident().Short(), err)
 	}

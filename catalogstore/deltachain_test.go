@@ -300,7 +300,7 @@ func TestDeltaChain_InconsistentDocumentRefused(t *testing.T) {
 		if len(snap.ManifestDeltas) == 0 {
 			t.Fatal("the second commit wrote no delta")
 		}
-		if err := e.m.Merge(ctx, catalogstore.SnapshotDocPath(ds.Ident(), snap.ID), map[string]any{"manifest-path": snap.ManifestBase}); err != nil {
+		if err := e.m.Merge(ctx, catalogstore.SnapshotDocPath(ds, snap.ID), map[string]any{"manifest-path": snap.ManifestBase}); err != nil {
 			t.Fatal(err)
 		}
 		cold := catalogstore.New(e.m, e.b, catalogstore.Options{NoAudit: true})

@@ -24,15 +24,16 @@ type externalDoc struct {
 
 // ExternalFilesPath is the metastore path of a dataset's external-files
 // record.
-func ExternalFilesPath(id Ident) string {
-	return meta.Join(datasetPath(id), "maintenance", "external-files")
+func ExternalFilesPath(ds *Dataset) string {
+	return meta.Join(ds.DocRoot(), "maintenance", "external-files")
 }
 
 // ExternalFiles returns the keys add_files registered in place for the
 // dataset (sorted), which lakesql must never delete. An unreadable record
 // is an error: a deleter must then delete nothing.
-func (c *Catalog) ExternalFiles(ctx context.Context, id Ident) (map[string]bool, error) {
-	d, err := c.meta.Get(ctx, ExternalFilesPath(id))
+func (c *Catalog) ExternalFiles(ctx context.Context, ds *Dataset) (map[string]bool, error) {
+	id := ds.Ident()
+	d, err := c.meta.Get(ctx, ExternalFilesPath(ds))
 	if errors.Is(err, meta.ErrNotFound) {
 		return map[string]bool{}, nil
 	} else if err != nil {
@@ -51,11 +52,11 @@ func (c *Catalog) ExternalFiles(ctx context.Context, id Ident) (map[string]bool,
 
 // recordExternal adds keys to the dataset's external-files record in one
 // metastore transaction.
-func (c *Catalog) recordExternal(ctx context.Context, id Ident, keys []string) error {
+func (c *Catalog) recordExternal(ctx context.Context, ds *Dataset, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	path := ExternalFilesPath(id)
+	id, path := ds.Ident(), ExternalFilesPath(ds)
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		var doc externalDoc
 		d, err := tx.Get(path)
@@ -95,7 +96,11 @@ func (c *Catalog) workspaceExternalFiles(ctx context.Context, ws string, colls [
 			return nil, err
 		}
 		for _, d := range docs {
-			ext, err := c.ExternalFiles(ctx, Ident{Workspace: ws, Collection: coll.Name, Name: d.ID()})
+			ds, err := decodeDataset(d, Ident{Workspace: ws, Collection: coll.Name, Name: d.ID()})
+			if err != nil {
+				return nil, err
+			}
+			ext, err := c.ExternalFiles(ctx, ds)
 			if err != nil {
 				return nil, err
 			}

@@ -28,7 +28,7 @@ func TestExternalFiles_SurviveDrops(t *testing.T) {
 		if _, err := e.cat.AddFiles(ctx, ds.Ident(), []string{raw, inLoc.Path}, "x", false); err != nil {
 			t.Fatal(err)
 		}
-		ext, err := e.cat.ExternalFiles(ctx, ds.Ident())
+		ext, err := e.cat.ExternalFiles(ctx, ds)
 		if err != nil || !ext[raw] || !ext[inLoc.Path] || len(ext) != 2 {
 			t.Fatalf("external files %v %v", ext, err)
 		}

@@ -84,19 +84,15 @@ func (h *history) file(rows int64) manifest.DataFile {
 func (h *history) expire(ids ...int64) {
 	h.t.Helper()
 	for _, id := range ids {
-		if err := h.e.m.Merge(context.Background(), snapDoc(h.id, id), map[string]any{"expired": true}); err != nil {
+		if err := h.e.m.Merge(context.Background(), snapDoc(h.ds(), id), map[string]any{"expired": true}); err != nil {
 			h.t.Fatal(err)
 		}
 	}
 }
 
-// Document paths as DESIGN.md lays them out.
-func dsDoc(id catalogstore.Ident) string {
-	return meta.Join(id.Workspace, id.Collection, "datasets", id.Name)
-}
-
-func snapDoc(id catalogstore.Ident, snap int64) string {
-	return meta.Join(dsDoc(id), "snapshots", fmt.Sprintf("%019d", snap))
+// snapDoc is a snapshot's document path as DESIGN.md lays it out.
+func snapDoc(ds *catalogstore.Dataset, snap int64) string {
+	return meta.Join(ds.Workspace, ds.Collection, "datasets", ds.Name, "incarnations", ds.UUID, "snapshots", fmt.Sprintf("%019d", snap))
 }
 
 func wantNotFound(t *testing.T, what string, err error, fragment string) {
@@ -390,7 +386,7 @@ func TestPlanChanges(t *testing.T) {
 			t.Fatalf("window above the floor = %+v, %v", p, err)
 		}
 		// A purged snapshot document is below the floor too.
-		if err := e.m.Delete(ctx, snapDoc(h.id, 3)); err != nil {
+		if err := e.m.Delete(ctx, snapDoc(h.ds(), 3)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := h.cat.PlanChanges(ctx, ds, 3, 5); !errors.Is(err, catalogstore.ErrChangesUnavailable) {
@@ -486,7 +482,7 @@ func TestConsumerOffsets(t *testing.T) {
 			t.Fatal(err)
 		}
 		ds = e.dataset(t, "c", "t")
-		if err := e.m.Set(ctx, dsDoc(h.id)+"/offsets/billing", map[string]any{
+		if err := e.m.Set(ctx, ds.DocRoot()+"/offsets/billing", map[string]any{
 			"consumer": "billing", "table-uuid": old, "snapshot-id": int64(3)}); err != nil {
 			t.Fatal(err)
 		}

@@ -128,7 +128,7 @@ func (c *Catalog) FireTriggers(ctx context.Context, ds *Dataset, snap *Snapshot,
 			c.fireFailed(ctx, ds.Ident(), "", "", snap.Author, fmt.Errorf("trigger firing panicked: %v", r))
 		}
 	}()
-	docs, err := c.meta.List(ctx, triggersColl(ds.Ident()))
+	docs, err := c.meta.List(ctx, triggersColl(ds))
 	if err == nil {
 		var trigs []Trigger
 		if trigs, err = decodeTriggers(docs); err == nil {
@@ -159,7 +159,7 @@ func (c *Catalog) fireOne(ctx context.Context, ds *Dataset, snap *Snapshot, trig
 	coalesced := false
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		coalesced = false
-		td, err := tx.Get(triggerPath(src, trig.Name))
+		td, err := tx.Get(triggerPath(ds, trig.Name))
 		if errors.Is(err, meta.ErrNotFound) {
 			return errTriggerGone
 		} else if err != nil {
@@ -189,7 +189,7 @@ func (c *Catalog) fireOne(ctx context.Context, ds *Dataset, snap *Snapshot, trig
 					}); err != nil {
 						return err
 					}
-					return tx.Merge(triggerPath(src, trig.Name), map[string]any{"last-fired-status": "coalesced"})
+					return tx.Merge(triggerPath(ds, trig.Name), map[string]any{"last-fired-status": "coalesced"})
 				}
 			}
 		}
@@ -200,7 +200,7 @@ func (c *Catalog) fireOne(ctx context.Context, ds *Dataset, snap *Snapshot, trig
 		if err := tx.Create(jobPath(job.ExecutionID), data); err != nil {
 			return err
 		}
-		return tx.Merge(triggerPath(src, trig.Name), map[string]any{
+		return tx.Merge(triggerPath(ds, trig.Name), map[string]any{
 			"last-fired-at":     now.Format(time.RFC3339Nano),
 			"last-execution-id": job.ExecutionID,
 			"last-fired-status": "enqueued",
@@ -273,7 +273,13 @@ func (c *Catalog) Alert(ctx context.Context, err error) {
 // its last fire is execID's.
 func (c *Catalog) markTrigger(ctx context.Context, src Ident, name, status, execID string) {
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		d, err := tx.Get(triggerPath(src, name))
+		ds, err := loadDataset(tx, src)
+		if errors.Is(err, ErrDatasetNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		d, err := tx.Get(triggerPath(ds, name))
 		if err != nil {
 			if errors.Is(err, meta.ErrNotFound) {
 				return nil
@@ -283,7 +289,7 @@ func (c *Catalog) markTrigger(ctx context.Context, src Ident, name, status, exec
 		if last, _ := d.Data["last-execution-id"].(string); last != execID {
 			return nil
 		}
-		return tx.Merge(triggerPath(src, name), map[string]any{"last-fired-status": status})
+		return tx.Merge(triggerPath(ds, name), map[string]any{"last-fired-status": status})
 	})
 	if err != nil {
 		c.log.Warn("mark trigger", "dataset", src.String(), "trigger", name, "err", err)

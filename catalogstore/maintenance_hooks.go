@@ -15,11 +15,11 @@ func (c *Catalog) Now() time.Time { return c.now() }
 
 // DatasetDocPath is the metastore path of a dataset's document,
 // {workspace}/{collection}/datasets/{name}. Opt-in state (snapshots, tags,
-// maintenance) lives in sub-collections below it.
+// maintenance) lives in sub-collections below Dataset.DocRoot.
 func DatasetDocPath(id Ident) string { return datasetPath(id) }
 
 // SnapshotDocPath is the metastore path of one snapshot document.
-func SnapshotDocPath(id Ident, snap int64) string { return snapshotPath(id, snap) }
+func SnapshotDocPath(ds *Dataset, snap int64) string { return snapshotPath(ds, snap) }
 
 // ReportAlert hands an alertable error the caller detected but handles
 // itself (for example a verification finding) to the Alert hook, or logs

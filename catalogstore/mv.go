@@ -238,6 +238,7 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 		// Reads first: every source, and its triggers for the count.
 		counts := make([]int, len(sources))
 		current := make([]int64, len(sources))
+		srcs := make([]*Dataset, len(sources))
 		for i, s := range sources {
 			src, err := loadDataset(tx, s)
 			if errors.Is(err, ErrDatasetNotFound) {
@@ -250,7 +251,8 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 					ErrNotSupported, sourceName(id, s), id.Short())
 			}
 			current[i] = src.CurrentSnapshotID
-			trigs, err := tx.List(triggersColl(s))
+			srcs[i] = src
+			trigs, err := tx.List(triggersColl(src))
 			if err != nil {
 				return err
 			}
@@ -290,7 +292,7 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 		if err := tx.Set(datasetPath(id), data); err != nil {
 			return err
 		}
-		if err := tx.Set(meta.Join(datasetPath(id), "refreshes", fill.ExecutionID), fillData); err != nil {
+		if err := tx.Set(meta.Join(ds.DocRoot(), "refreshes", fill.ExecutionID), fillData); err != nil {
 			return err
 		}
 		for _, h := range append(append([]Statement(nil), spec.History...), stmt) {
@@ -298,7 +300,7 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 			if err != nil {
 				return err
 			}
-			if err := tx.Set(meta.Join(datasetPath(id), "statement", h.ID), sd); err != nil {
+			if err := tx.Set(meta.Join(ds.DocRoot(), "statement", h.ID), sd); err != nil {
 				return err
 			}
 		}
@@ -311,7 +313,7 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 			if err != nil {
 				return err
 			}
-			if err := tx.Set(triggerPath(s, name), td); err != nil {
+			if err := tx.Set(triggerPath(srcs[i], name), td); err != nil {
 				return err
 			}
 			if err := tx.Merge(datasetPath(s), map[string]any{"trigger-count": int64(counts[i] + 1)}); err != nil {
@@ -372,7 +374,11 @@ func (c *Catalog) ListMaterializedViews(ctx context.Context, ws, coll string) ([
 // MaterializedViewStatements lists the SQL versions of a materialized
 // view, oldest first.
 func (c *Catalog) MaterializedViewStatements(ctx context.Context, id Ident) ([]Statement, error) {
-	return c.statements(ctx, datasetPath(id))
+	ds, err := c.Dataset(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return c.statements(ctx, ds.DocRoot())
 }
 
 // DropMaterializedView drops a materialized view: its triggers on every
@@ -403,15 +409,18 @@ func (c *Catalog) unregisterMaterializedView(ctx context.Context, ds *Dataset) e
 		if cur.UUID != ds.UUID {
 			return fmt.Errorf("%w: %s was recreated meanwhile", ErrCommitConflict, id.Short())
 		}
+		// A source that is gone took its triggers with its incarnation.
 		remaining := make([]int, len(sources))
-		exists := make([]bool, len(sources))
+		srcs := make([]*Dataset, len(sources))
 		for i, s := range sources {
-			if _, err := tx.Get(datasetPath(s)); err == nil {
-				exists[i] = true
-			} else if !errors.Is(err, meta.ErrNotFound) {
+			src, err := loadDataset(tx, s)
+			if errors.Is(err, ErrDatasetNotFound) {
+				continue
+			} else if err != nil {
 				return err
 			}
-			trigs, err := tx.List(triggersColl(s))
+			srcs[i] = src
+			trigs, err := tx.List(triggersColl(src))
 			if err != nil {
 				return err
 			}
@@ -422,13 +431,14 @@ func (c *Catalog) unregisterMaterializedView(ctx context.Context, ds *Dataset) e
 			}
 		}
 		for i, s := range sources {
-			if err := tx.Delete(triggerPath(s, TriggerName(s, id))); err != nil {
+			if srcs[i] == nil {
+				continue
+			}
+			if err := tx.Delete(triggerPath(srcs[i], TriggerName(s, id))); err != nil {
 				return err
 			}
-			if exists[i] {
-				if err := tx.Merge(datasetPath(s), map[string]any{"trigger-count": int64(remaining[i])}); err != nil {
-					return err
-				}
+			if err := tx.Merge(datasetPath(s), map[string]any{"trigger-count": int64(remaining[i])}); err != nil {
+				return err
 			}
 		}
 		return tx.Delete(datasetPath(id))
@@ -504,7 +514,7 @@ func (c *Catalog) RecordRefresh(ctx context.Context, id Ident, r Refresh) error 
 		if !ds.IsMaterializedView() {
 			return fmt.Errorf("%w: %s is a table", ErrNotMaterializedView, id.Short())
 		}
-		if err := tx.Set(meta.Join(datasetPath(id), "refreshes", r.ExecutionID), data); err != nil {
+		if err := tx.Set(meta.Join(ds.DocRoot(), "refreshes", r.ExecutionID), data); err != nil {
 			return err
 		}
 		return tx.Merge(datasetPath(id), map[string]any{
@@ -543,7 +553,7 @@ func (c *Catalog) Refreshes(ctx context.Context, id Ident) ([]RefreshRow, error)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := c.meta.List(ctx, meta.Join(datasetPath(id), "refreshes"))
+	docs, err := c.meta.List(ctx, meta.Join(mv.DocRoot(), "refreshes"))
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ type Offset struct {
 	CommittedAt time.Time `json:"committed-at"`
 }
 
-func offsetsColl(id Ident) string { return meta.Join(datasetPath(id), "offsets") }
+func offsetsColl(ds *Dataset) string { return meta.Join(ds.DocRoot(), "offsets") }
 
 // CommitOffset records that consumer has processed the changes of dataset
 // id up to snapshotID, and returns the offset it replaced (0 if none).
@@ -37,13 +37,13 @@ func (c *Catalog) CommitOffset(ctx context.Context, consumer string, id Ident, s
 	if snapshotID < 0 {
 		return 0, fmt.Errorf("%w: offset %d: snapshot ids are not negative", ErrBadValue, snapshotID)
 	}
-	path := meta.Join(offsetsColl(id), consumer)
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		prev = 0
 		ds, err := loadDataset(tx, id)
 		if err != nil {
 			return err
 		}
+		path := meta.Join(offsetsColl(ds), consumer)
 		if snapshotID > 0 {
 			if err := checkLiveSnapshot(tx, ds, snapshotID); err != nil {
 				return err
@@ -81,7 +81,7 @@ func (c *Catalog) CommitOffset(ctx context.Context, consumer string, id Ident, s
 // by consumer name. Offsets of an earlier incarnation are not its own and
 // are left out.
 func (c *Catalog) Offsets(ctx context.Context, ds *Dataset) ([]Offset, error) {
-	out, err := decodeAll(ctx, c.meta, offsetsColl(ds.Ident()), func(id string, o *Offset) bool {
+	out, err := decodeAll(ctx, c.meta, offsetsColl(ds), func(id string, o *Offset) bool {
 		o.Consumer = id
 		return o.TableUUID == ds.UUID
 	})

@@ -9,7 +9,7 @@ import (
 )
 
 // triggersColl is the collection of a dataset's refresh triggers.
-func triggersColl(id Ident) string { return meta.Join(datasetPath(id), "triggers") }
+func triggersColl(ds *Dataset) string { return meta.Join(ds.DocRoot(), "triggers") }
 
 // checkRename refuses renaming a materialized view or a dataset that has
 // triggers: trigger documents and source lists reference names.
@@ -17,7 +17,7 @@ func (c *Catalog) checkRename(ctx context.Context, ds *Dataset) error {
 	if ds.IsMaterializedView() {
 		return fmt.Errorf("%w: %s is a materialized view and cannot be renamed; drop and recreate it", ErrNotSupported, ds.Ident().Short())
 	}
-	trig, err := c.meta.List(ctx, triggersColl(ds.Ident()))
+	trig, err := c.meta.List(ctx, triggersColl(ds))
 	if err != nil {
 		return err
 	}

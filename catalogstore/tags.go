@@ -19,7 +19,7 @@ type Tag struct {
 	CreatedAt  time.Time `json:"created-at"`
 }
 
-func tagPath(id Ident, name string) string { return meta.Join(datasetPath(id), "tags", name) }
+func tagPath(ds *Dataset, name string) string { return meta.Join(ds.DocRoot(), "tags", name) }
 
 // CreateTag tags a snapshot of a dataset (snapshotID 0: the head).
 // ErrTagExists, ErrSnapshotNotFound (missing or expired snapshot, or an
@@ -47,7 +47,7 @@ func (c *Catalog) CreateTag(ctx context.Context, id Ident, name string, snapshot
 		if err := checkLiveSnapshot(tx, ds, snap); err != nil {
 			return err
 		}
-		if _, err := tx.Get(tagPath(id, name)); err == nil {
+		if _, err := tx.Get(tagPath(ds, name)); err == nil {
 			return fmt.Errorf("%w: %s already has a tag %q; drop it first with CALL drop_tag", ErrTagExists, id.Short(), name)
 		} else if !errors.Is(err, meta.ErrNotFound) {
 			return err
@@ -57,7 +57,7 @@ func (c *Catalog) CreateTag(ctx context.Context, id Ident, name string, snapshot
 		if err != nil {
 			return err
 		}
-		return tx.Create(tagPath(id, name), data)
+		return tx.Create(tagPath(ds, name), data)
 	})
 	if err != nil {
 		return nil, err
@@ -70,10 +70,11 @@ func (c *Catalog) CreateTag(ctx context.Context, id Ident, name string, snapshot
 func (c *Catalog) DropTag(ctx context.Context, id Ident, name, author string) (*Tag, error) {
 	var tag Tag
 	err := c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		if _, err := loadDataset(tx, id); err != nil {
+		ds, err := loadDataset(tx, id)
+		if err != nil {
 			return err
 		}
-		d, err := tx.Get(tagPath(id, name))
+		d, err := tx.Get(tagPath(ds, name))
 		if errors.Is(err, meta.ErrNotFound) || errors.Is(err, meta.ErrBadPath) {
 			return fmt.Errorf("%w: %s has no tag %q", ErrTagNotFound, id.Short(), name)
 		} else if err != nil {
@@ -82,7 +83,7 @@ func (c *Catalog) DropTag(ctx context.Context, id Ident, name, author string) (*
 		if err := d.Decode(&tag); err != nil {
 			return err
 		}
-		return tx.Delete(tagPath(id, name))
+		return tx.Delete(tagPath(ds, name))
 	})
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func (c *Catalog) DropTag(ctx context.Context, id Ident, name, author string) (*
 
 // Tag loads one tag. ErrTagNotFound.
 func (c *Catalog) Tag(ctx context.Context, ds *Dataset, name string) (*Tag, error) {
-	d, err := c.meta.Get(ctx, tagPath(ds.Ident(), name))
+	d, err := c.meta.Get(ctx, tagPath(ds, name))
 	if errors.Is(err, meta.ErrNotFound) || errors.Is(err, meta.ErrBadPath) {
 		return nil, fmt.Errorf("%w: %s has no tag %q", ErrTagNotFound, ds.Ident().Short(), name)
 	}
@@ -110,7 +111,7 @@ func (c *Catalog) Tag(ctx context.Context, ds *Dataset, name string) (*Tag, erro
 // Tags lists a dataset's tags by name. Tagged snapshots are pinned against
 // expiry.
 func (c *Catalog) Tags(ctx context.Context, ds *Dataset) ([]Tag, error) {
-	out, err := decodeAll[Tag](ctx, c.meta, meta.Join(datasetPath(ds.Ident()), "tags"), nil)
+	out, err := decodeAll[Tag](ctx, c.meta, meta.Join(ds.DocRoot(), "tags"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("list tags of %s: %w", ds.Ident().Short(), err)
 	}

@@ -30,7 +30,7 @@ type SnapshotRecord struct {
 // SnapshotRecords lists every snapshot document of a dataset (expired ones
 // included), in id order.
 func (c *Catalog) SnapshotRecords(ctx context.Context, ds *Dataset) ([]SnapshotRecord, error) {
-	docs, err := c.meta.List(ctx, meta.Join(datasetPath(ds.Ident()), "snapshots"))
+	docs, err := c.meta.List(ctx, meta.Join(ds.DocRoot(), "snapshots"))
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", ds.Ident().Short(), err)
 	}
@@ -48,7 +48,7 @@ func (c *Catalog) SnapshotRecords(ctx context.Context, ds *Dataset) ([]SnapshotR
 
 // snapshotRecord loads one snapshot document with its retention state.
 func (c *Catalog) snapshotRecord(ctx context.Context, ds *Dataset, id int64) (*SnapshotRecord, error) {
-	d, err := c.meta.Get(ctx, snapshotPath(ds.Ident(), id))
+	d, err := c.meta.Get(ctx, snapshotPath(ds, id))
 	if errors.Is(err, meta.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s has no snapshot %d; its snapshots are listed by SELECT * FROM `%s$snapshots`",
 			ErrSnapshotNotFound, ds.Ident().Short(), id, ds.Name)
@@ -71,7 +71,7 @@ func expiredError(ds *Dataset, id int64) error {
 // checkLiveSnapshot checks inside a transaction that snapshot id of ds
 // exists and is not expired (what a tag or an offset may point at).
 func checkLiveSnapshot(tx meta.Tx, ds *Dataset, id int64) error {
-	sd, err := tx.Get(snapshotPath(ds.Ident(), id))
+	sd, err := tx.Get(snapshotPath(ds, id))
 	if errors.Is(err, meta.ErrNotFound) {
 		return fmt.Errorf("%w: %s has no snapshot %d (the head is %d)", ErrSnapshotNotFound, ds.Ident().Short(), id, ds.CurrentSnapshotID)
 	} else if err != nil {

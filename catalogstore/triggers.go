@@ -2,6 +2,7 @@ package catalogstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,8 +13,8 @@ import (
 // register on their sources.
 const TriggerKindRefresh = "materialized_view_refresh"
 
-// Trigger is a refresh trigger document under a source dataset,
-// {workspace}/{collection}/datasets/{source}/triggers/{name}. It lives in a
+// Trigger is a refresh trigger document under a source dataset's
+// incarnation, {source's DocRoot}/triggers/{name}. It lives in a
 // sub-collection so loading the dataset does not pay for it; the dataset
 // document only carries a trigger-count, so commits on datasets without
 // triggers never read this collection.
@@ -48,16 +49,17 @@ func TriggerName(source, mv Ident) string {
 	return "refresh__" + mv.Collection + "__" + mv.Name
 }
 
-func triggerPath(source Ident, name string) string {
+func triggerPath(source *Dataset, name string) string {
 	return meta.Join(triggersColl(source), name)
 }
 
 // Triggers lists the triggers of a dataset, by name. ErrDatasetNotFound.
 func (c *Catalog) Triggers(ctx context.Context, id Ident) ([]Trigger, error) {
-	if _, err := c.Dataset(ctx, id); err != nil {
+	ds, err := c.Dataset(ctx, id)
+	if err != nil {
 		return nil, err
 	}
-	docs, err := c.meta.List(ctx, triggersColl(id))
+	docs, err := c.meta.List(ctx, triggersColl(ds))
 	if err != nil {
 		return nil, fmt.Errorf("list triggers of %s: %w", id.Short(), err)
 	}
@@ -78,9 +80,15 @@ func decodeTriggers(docs []meta.Doc) ([]Trigger, error) {
 }
 
 // triggerReaders returns the materialized views that registered a trigger
-// on dataset id, in any workspace.
+// on dataset id, in any workspace (none when id does not exist).
 func (c *Catalog) triggerReaders(ctx context.Context, id Ident) ([]Ident, error) {
-	docs, err := c.meta.List(ctx, triggersColl(id))
+	ds, err := c.Dataset(ctx, id)
+	if errors.Is(err, ErrDatasetNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	docs, err := c.meta.List(ctx, triggersColl(ds))
 	if err != nil {
 		return nil, err
 	}

@@ -314,7 +314,7 @@ func TestProcRemoveOrphanFiles(t *testing.T) {
 		t.Fatalf("first sighting %v", row)
 	}
 	// Pretend that sighting was two days ago.
-	qpath := meta.Join(catalogstore.DatasetDocPath(ds.Ident()), "maintenance", "orphan-quarantine")
+	qpath := meta.Join(ds.DocRoot(), "maintenance", "orphan-quarantine")
 	doc, err := e.Catalog().Meta().Get(ctx, qpath)
 	if err != nil {
 		t.Fatal(err)

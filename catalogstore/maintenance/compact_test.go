@@ -111,7 +111,7 @@ func TestCompact_BruteMergesSmallFiles(t *testing.T) {
 	if res, err := Compact(ctx, e.cat, ds, cfg); err != nil || res != nil {
 		t.Fatalf("second pass = %+v, %v; want nil, nil", res, err)
 	}
-	if _, err := e.m.Get(ctx, leasePath(ds.Ident())); err == nil {
+	if _, err := e.m.Get(ctx, leasePath(ds)); err == nil {
 		t.Fatal("lease left behind")
 	}
 }
@@ -421,7 +421,7 @@ func TestCompact_InputsRemovedMeanwhileDeletesOutputs(t *testing.T) {
 	if got := len(e.readIDs(t, ds)); got != 150 {
 		t.Fatalf("%d rows, want 150 (the delete's result)", got)
 	}
-	if _, err := e.m.Get(ctx, leasePath(ds.Ident())); err == nil {
+	if _, err := e.m.Get(ctx, leasePath(ds)); err == nil {
 		t.Fatal("lease left behind")
 	}
 }

@@ -120,7 +120,7 @@ type retention struct {
 
 func readRetention(tx meta.Tx, ds *catalogstore.Dataset) (retention, error) {
 	r := retention{tagged: map[int64]bool{}}
-	tags, err := tx.List(tagsColl(ds.Ident()))
+	tags, err := tx.List(tagsColl(ds))
 	if err != nil {
 		return r, fmt.Errorf("list tags of %s: %w", ds.Ident().Short(), err)
 	}
@@ -131,7 +131,7 @@ func readRetention(tx meta.Tx, ds *catalogstore.Dataset) (retention, error) {
 		}
 		r.tagged[t.SnapshotID] = true
 	}
-	offs, err := tx.List(offsetsColl(ds.Ident()))
+	offs, err := tx.List(offsetsColl(ds))
 	if err != nil {
 		return r, fmt.Errorf("list consumer offsets of %s: %w", ds.Ident().Short(), err)
 	}
@@ -151,7 +151,7 @@ func readRetention(tx meta.Tx, ds *catalogstore.Dataset) (retention, error) {
 }
 
 func listSnapDocs(tx meta.Tx, ds *catalogstore.Dataset) ([]snapDoc, error) {
-	docs, err := tx.List(snapshotsColl(ds.Ident()))
+	docs, err := tx.List(snapshotsColl(ds))
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", ds.Ident().Short(), err)
 	}
@@ -263,7 +263,7 @@ func Expire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 			}
 			now := cat.Now().Format(time.RFC3339Nano)
 			for _, id := range expire {
-				if err := tx.Merge(catalogstore.SnapshotDocPath(ds.Ident(), id), map[string]any{"expired": true, "expired-at": now}); err != nil {
+				if err := tx.Merge(catalogstore.SnapshotDocPath(ds, id), map[string]any{"expired": true, "expired-at": now}); err != nil {
 					return err
 				}
 			}
@@ -296,7 +296,7 @@ func Expire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 				if len(batch) == maxWritesPerTx {
 					break
 				}
-				if err := tx.Delete(catalogstore.SnapshotDocPath(ds.Ident(), s.ID)); err != nil {
+				if err := tx.Delete(catalogstore.SnapshotDocPath(ds, s.ID)); err != nil {
 					return err
 				}
 				batch = append(batch, s.ID)

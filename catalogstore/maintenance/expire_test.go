@@ -50,7 +50,7 @@ func history(t *testing.T, e *env, ds *catalogstore.Dataset) {
 
 func snapDocState(t *testing.T, e *env, ds *catalogstore.Dataset) map[int64]bool {
 	t.Helper()
-	docs, err := e.m.List(context.Background(), snapshotsColl(ds.Ident()))
+	docs, err := e.m.List(context.Background(), snapshotsColl(ds))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,15 +70,14 @@ func TestExpire_HonoursHeadLastUserTagsAndConsumerFloor(t *testing.T) {
 	ctx := context.Background()
 	ds := e.dataset(t, "t", catalogstore.CreateDatasetOptions{})
 	history(t, e, ds)
-	id := ds.Ident()
-	if err := e.m.Set(ctx, meta.Join(tagsColl(id), "v1"), map[string]any{"snapshot-id": int64(2)}); err != nil {
+	if err := e.m.Set(ctx, meta.Join(tagsColl(ds), "v1"), map[string]any{"snapshot-id": int64(2)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.m.Set(ctx, meta.Join(offsetsColl(id), "billing"), map[string]any{"snapshot-id": int64(4), "table-uuid": ds.UUID}); err != nil {
+	if err := e.m.Set(ctx, meta.Join(offsetsColl(ds), "billing"), map[string]any{"snapshot-id": int64(4), "table-uuid": ds.UUID}); err != nil {
 		t.Fatal(err)
 	}
 	// An offset of an earlier incarnation does not hold anything back.
-	if err := e.m.Set(ctx, meta.Join(offsetsColl(id), "stale"), map[string]any{"snapshot-id": int64(1), "table-uuid": "old"}); err != nil {
+	if err := e.m.Set(ctx, meta.Join(offsetsColl(ds), "stale"), map[string]any{"snapshot-id": int64(1), "table-uuid": "old"}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Expire(ctx, e.cat, ds, 7*24*time.Hour, 1, "tester")
@@ -130,7 +129,7 @@ func TestExpire_HonoursHeadLastUserTagsAndConsumerFloor(t *testing.T) {
 		t.Fatalf("head reads %v after expiry", got)
 	}
 	// Releasing the consumer lets 4 and 5 expire.
-	if err := e.m.Delete(ctx, meta.Join(offsetsColl(id), "billing")); err != nil {
+	if err := e.m.Delete(ctx, meta.Join(offsetsColl(ds), "billing")); err != nil {
 		t.Fatal(err)
 	}
 	res, err = Expire(ctx, e.cat, ds, 7*24*time.Hour, 1, "tester")

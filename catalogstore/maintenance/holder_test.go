@@ -33,7 +33,7 @@ func plantLease(t *testing.T, e *env, ds *catalogstore.Dataset, holder string, p
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.m.RunTx(context.Background(), func(_ context.Context, tx meta.Tx) error { return tx.Set(leasePath(ds.Ident()), data) }); err != nil {
+	if err := e.m.RunTx(context.Background(), func(_ context.Context, tx meta.Tx) error { return tx.Set(leasePath(ds), data) }); err != nil {
 		t.Fatal(err)
 	}
 }

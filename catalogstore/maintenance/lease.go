@@ -28,6 +28,7 @@ const DefaultLeaseTTL = 15 * time.Minute
 type Lease struct {
 	cat     *catalogstore.Catalog
 	id      catalogstore.Ident
+	path    string // the lease document, below the dataset's incarnation
 	Holder  string
 	Token   string // unique per acquisition; only its owner can renew or release
 	Expires time.Time
@@ -60,7 +61,7 @@ func Acquire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 		return nil, fmt.Errorf("%w: a lease needs a holder", catalogstore.ErrBadValue)
 	}
 	id := ds.Ident()
-	l := &Lease{cat: cat, id: id, Holder: holder, Token: uuid.NewString()}
+	l := &Lease{cat: cat, id: id, path: leasePath(ds), Holder: holder, Token: uuid.NewString()}
 	here := thisProcess()
 	err := cat.Meta().RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		l.TookOver = "" // fn may run more than once
@@ -68,7 +69,7 @@ func Acquire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 			return err
 		}
 		now := cat.Now()
-		d, err := tx.Get(leasePath(id))
+		d, err := tx.Get(l.path)
 		switch {
 		case err == nil:
 			var cur leaseDoc
@@ -90,7 +91,7 @@ func Acquire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 		if err != nil {
 			return err
 		}
-		return tx.Set(leasePath(id), data)
+		return tx.Set(l.path, data)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("acquire maintenance lease on %s: %w", id.Short(), err)
@@ -140,7 +141,7 @@ func (l *Lease) Renew(ctx context.Context, ttl time.Duration) error {
 	var expires time.Time
 	err := l.own(ctx, func(tx meta.Tx, cur leaseDoc) error {
 		expires = l.cat.Now().Add(ttl)
-		return tx.Merge(leasePath(l.id), map[string]any{"expires-at": expires.Format(time.RFC3339Nano)})
+		return tx.Merge(l.path, map[string]any{"expires-at": expires.Format(time.RFC3339Nano)})
 	})
 	if err != nil {
 		return err
@@ -153,9 +154,9 @@ func (l *Lease) Renew(ctx context.Context, ttl time.Duration) error {
 // is not an error; one that another maintainer took over gives
 // ErrLeaseLost and leaves their lease alone.
 func (l *Lease) Release(ctx context.Context) error {
-	err := l.own(ctx, func(tx meta.Tx, _ leaseDoc) error { return tx.Delete(leasePath(l.id)) })
+	err := l.own(ctx, func(tx meta.Tx, _ leaseDoc) error { return tx.Delete(l.path) })
 	if err != nil && errors.Is(err, ErrLeaseLost) {
-		if _, gerr := l.cat.Meta().Get(ctx, leasePath(l.id)); errors.Is(gerr, meta.ErrNotFound) {
+		if _, gerr := l.cat.Meta().Get(ctx, l.path); errors.Is(gerr, meta.ErrNotFound) {
 			return nil
 		}
 	}
@@ -186,7 +187,7 @@ func (l *Lease) checkTx(tx meta.Tx) error {
 // it is gone or holds another token (the lease was released or taken
 // over).
 func (l *Lease) mine(tx meta.Tx) (leaseDoc, error) {
-	d, err := tx.Get(leasePath(l.id))
+	d, err := tx.Get(l.path)
 	if errors.Is(err, meta.ErrNotFound) {
 		return leaseDoc{}, fmt.Errorf("%w: the lease on %s was released", ErrLeaseLost, l.id.Short())
 	} else if err != nil {
@@ -224,7 +225,7 @@ func BreakLease(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore
 		if err := checkIncarnation(tx, ds); err != nil {
 			return err
 		}
-		d, err := tx.Get(leasePath(id))
+		d, err := tx.Get(leasePath(ds))
 		if errors.Is(err, meta.ErrNotFound) {
 			return nil
 		} else if err != nil {
@@ -235,7 +236,7 @@ func BreakLease(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore
 			return err
 		}
 		broken = &BrokenLease{Holder: cur.Holder, PID: cur.PID, Host: cur.Host, Expires: cur.ExpiresAt}
-		return tx.Delete(leasePath(id))
+		return tx.Delete(leasePath(ds))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("break maintenance lease on %s: %w", id.Short(), err)

@@ -83,7 +83,7 @@ func readLive(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.D
 		return catalogstore.MarkAlertable(fmt.Errorf("%w: %s: %s: %w", ErrCleanupRefused, ds.Ident().Short(), what, err),
 			catalogstore.SeverityCritical, "orphan-cleanup-refused:"+ds.UUID, map[string]string{"dataset": ds.Ident().String()})
 	}
-	docs, err := cat.Meta().List(ctx, snapshotsColl(ds.Ident()))
+	docs, err := cat.Meta().List(ctx, snapshotsColl(ds))
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", ds.Ident().Short(), err)
 	}
@@ -204,7 +204,7 @@ func RemoveOrphans(ctx context.Context, cat *catalogstore.Catalog, ds *catalogst
 	waiting := map[string]time.Time{}
 	// Files add_files registered in place are never lakesql's to delete,
 	// referenced or not.
-	external, err := cat.ExternalFiles(ctx, ds.Ident())
+	external, err := cat.ExternalFiles(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func refreshLive(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstor
 
 func readQuarantine(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
-	d, err := cat.Meta().Get(ctx, quarantinePath(ds.Ident()))
+	d, err := cat.Meta().Get(ctx, quarantinePath(ds))
 	if errors.Is(err, meta.ErrNotFound) {
 		return out, nil
 	} else if err != nil {
@@ -328,9 +328,9 @@ func writeQuarantine(ctx context.Context, cat *catalogstore.Catalog, ds *catalog
 			return err
 		}
 		if len(q.Files) == 0 {
-			return tx.Delete(quarantinePath(ds.Ident()))
+			return tx.Delete(quarantinePath(ds))
 		}
-		return tx.Set(quarantinePath(ds.Ident()), data)
+		return tx.Set(quarantinePath(ds), data)
 	})
 	if err != nil {
 		return fmt.Errorf("write orphan quarantine of %s: %w", ds.Ident().Short(), err)

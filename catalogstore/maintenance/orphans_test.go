@@ -69,7 +69,7 @@ func TestRemoveOrphans_WindowBelowMinimumRefused(t *testing.T) {
 	if !e.exists(t, orphan) {
 		t.Fatal("a refused call deleted a file")
 	}
-	if _, err := e.m.Get(ctx, quarantinePath(ds.Ident())); err == nil {
+	if _, err := e.m.Get(ctx, quarantinePath(ds)); err == nil {
 		t.Fatal("a refused call wrote the quarantine")
 	}
 }
@@ -195,7 +195,7 @@ func TestRemoveOrphans_SeenTwiceADayApart(t *testing.T) {
 	if got := e.readIDs(t, ds); len(got) != 8 {
 		t.Fatalf("head reads %v", got)
 	}
-	if _, err := e.m.Get(ctx, quarantinePath(ds.Ident())); err == nil {
+	if _, err := e.m.Get(ctx, quarantinePath(ds)); err == nil {
 		t.Fatal("empty quarantine document left behind")
 	}
 }

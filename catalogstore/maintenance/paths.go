@@ -5,23 +5,24 @@ import (
 	"github.com/lakesql/lakesql/catalogstore/meta"
 )
 
-// Documents below a dataset's document (DESIGN.md "Document layout").
-func leasePath(id catalogstore.Ident) string {
-	return meta.Join(catalogstore.DatasetDocPath(id), "maintenance", "lease")
+// Documents below a dataset's incarnation (DESIGN.md "Document layout";
+// catalogstore.Dataset.DocRoot).
+func leasePath(ds *catalogstore.Dataset) string {
+	return meta.Join(ds.DocRoot(), "maintenance", "lease")
 }
 
-func quarantinePath(id catalogstore.Ident) string {
-	return meta.Join(catalogstore.DatasetDocPath(id), "maintenance", "orphan-quarantine")
+func quarantinePath(ds *catalogstore.Dataset) string {
+	return meta.Join(ds.DocRoot(), "maintenance", "orphan-quarantine")
 }
 
-func snapshotsColl(id catalogstore.Ident) string {
-	return meta.Join(catalogstore.DatasetDocPath(id), "snapshots")
+func snapshotsColl(ds *catalogstore.Dataset) string {
+	return meta.Join(ds.DocRoot(), "snapshots")
 }
 
-func tagsColl(id catalogstore.Ident) string {
-	return meta.Join(catalogstore.DatasetDocPath(id), "tags")
+func tagsColl(ds *catalogstore.Dataset) string {
+	return meta.Join(ds.DocRoot(), "tags")
 }
 
-func offsetsColl(id catalogstore.Ident) string {
-	return meta.Join(catalogstore.DatasetDocPath(id), "offsets")
+func offsetsColl(ds *catalogstore.Dataset) string {
+	return meta.Join(ds.DocRoot(), "offsets")
 }

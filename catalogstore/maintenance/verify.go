@@ -96,7 +96,7 @@ func Verify(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dat
 		}
 		res.Findings = append(res.Findings, Finding{Check: check, Severity: sev, SnapshotID: snap, Path: path, Detail: detail, Err: err})
 	}
-	docs, err := cat.Meta().List(ctx, snapshotsColl(id))
+	docs, err := cat.Meta().List(ctx, snapshotsColl(cur))
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: list snapshots: %w", id.Short(), err)
 	}

@@ -30,6 +30,8 @@ type graph struct {
 	cat      *catalogstore.Catalog
 	datasets map[catalogstore.Ident]*catalogstore.Dataset // nil: not found
 	triggers map[catalogstore.Ident][]catalogstore.Trigger
+	// statements are the view's SQL versions, read with the cut.
+	statements []catalogstore.Statement
 }
 
 func newGraph(cat *catalogstore.Catalog) *graph {
@@ -129,10 +131,34 @@ func (g *graph) reads(ctx context.Context, id catalogstore.Ident) ([]catalogstor
 // verifyGraph checks ds's place in the refresh graph: no cycle through it
 // along triggers or source-tables, every trigger it carries valid, and, for
 // a materialized view, a consistent registration.
+//
+// The dataset, its triggers, their views and (for a view) its sources and
+// their triggers are read as one consistent cut (catalogstore.GraphCut):
+// ds, read when Verify began, may predate a CREATE or DROP MATERIALIZED
+// VIEW that ran since, and comparing its trigger-count with triggers
+// listed now would report a mismatch that never existed. A dataset
+// dropped or created again since has no graph of its own left to check.
 func verifyGraph(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Dataset, add func(check string, sev catalogstore.Severity, path, detail string)) error {
-	g := newGraph(cat)
 	id := ds.Ident()
-	g.datasets[id] = ds
+	cut, err := cat.ReadGraphCut(ctx, id)
+	if errors.Is(err, catalogstore.ErrDatasetNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cut.Dataset.UUID != ds.UUID {
+		return nil
+	}
+	ds = cut.Dataset
+	g := newGraph(cat)
+	for k, v := range cut.Datasets {
+		g.datasets[k] = v
+	}
+	for k, v := range cut.Triggers {
+		g.triggers[k] = v
+	}
+	g.statements = cut.Statements
 	for _, walk := range []struct {
 		along string
 		next  func(context.Context, catalogstore.Ident) ([]catalogstore.Ident, error)
@@ -168,7 +194,7 @@ func checkTriggers(ctx context.Context, g *graph, ds *catalogstore.Dataset, add 
 	}
 	for _, t := range ts {
 		bad := func(why string) {
-			add(CheckTriggerTarget, catalogstore.SeverityError, meta.Join(catalogstore.DatasetDocPath(id), "triggers", t.Name), fmt.Sprintf("trigger %s on %s: %s", t.Name, id.Short(), why))
+			add(CheckTriggerTarget, catalogstore.SeverityError, meta.Join(ds.DocRoot(), "triggers", t.Name), fmt.Sprintf("trigger %s on %s: %s", t.Name, id.Short(), why))
 		}
 		if t.Kind != catalogstore.TriggerKindRefresh {
 			bad(fmt.Sprintf("unknown kind %q", t.Kind))
@@ -211,11 +237,7 @@ func checkRegistration(ctx context.Context, g *graph, mv *catalogstore.Dataset, 
 	if strings.TrimSpace(mv.SQL) == "" {
 		bad("", "it has no SQL")
 	}
-	stmts, err := g.cat.MaterializedViewStatements(ctx, id)
-	if err != nil {
-		return err
-	}
-	if !slices.ContainsFunc(stmts, func(s catalogstore.Statement) bool { return s.ID == mv.StatementID }) {
+	if !slices.ContainsFunc(g.statements, func(s catalogstore.Statement) bool { return s.ID == mv.StatementID }) {
 		bad("", fmt.Sprintf("its current statement %q has no statement document", mv.StatementID))
 	}
 	srcs, err := mv.Sources()

@@ -26,8 +26,8 @@ func (e *env) mv(t *testing.T, name string, sources ...*catalogstore.Dataset) *c
 	return out
 }
 
-func triggerDoc(src catalogstore.Ident, name string) string {
-	return meta.Join(catalogstore.DatasetDocPath(src), "triggers", name)
+func triggerDoc(src *catalogstore.Dataset, name string) string {
+	return meta.Join(src.DocRoot(), "triggers", name)
 }
 
 // checks returns the findings' checks, sorted, and fails unless every
@@ -76,7 +76,7 @@ func TestVerify_TriggerCycleFound(t *testing.T) {
 	for _, pair := range [][2]*catalogstore.Dataset{{m1, m2}, {m2, m1}} {
 		from, to := pair[0], pair[1]
 		name := catalogstore.TriggerName(from.Ident(), to.Ident())
-		if err := e.m.Set(ctx, triggerDoc(from.Ident(), name), map[string]any{
+		if err := e.m.Set(ctx, triggerDoc(from, name), map[string]any{
 			"name": name, "kind": catalogstore.TriggerKindRefresh, "source": from.Ident().String(), "target-view": to.Ident().String(),
 		}); err != nil {
 			t.Fatal(err)
@@ -124,7 +124,7 @@ func TestVerify_InconsistentRegistrations(t *testing.T) {
 	b := e.dataset(t, "b", catalogstore.CreateDatasetOptions{})
 	view := e.mv(t, "view", a, b)
 	// b loses the view's trigger: commits to b would never refresh it.
-	if err := e.m.Delete(ctx, triggerDoc(b.Ident(), catalogstore.TriggerName(b.Ident(), view.Ident()))); err != nil {
+	if err := e.m.Delete(ctx, triggerDoc(b, catalogstore.TriggerName(b.Ident(), view.Ident()))); err != nil {
 		t.Fatal(err)
 	}
 	before := len(e.alertsSeen())
@@ -147,7 +147,7 @@ func TestVerify_InconsistentRegistrations(t *testing.T) {
 	// a's trigger points at a view that is gone.
 	gone := catalogstore.Ident{Workspace: e.ws, Collection: "c", Name: "gone"}
 	name := catalogstore.TriggerName(a.Ident(), gone)
-	if err := e.m.Set(ctx, triggerDoc(a.Ident(), name), map[string]any{
+	if err := e.m.Set(ctx, triggerDoc(a, name), map[string]any{
 		"name": name, "kind": catalogstore.TriggerKindRefresh, "source": a.Ident().String(), "target-view": gone.String(),
 	}); err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestVerify_InconsistentRegistrations(t *testing.T) {
 		t.Fatalf("a findings %+v", res.Findings)
 	}
 	for _, f := range res.Findings {
-		if f.Check == CheckTriggerTarget && (!strings.Contains(f.Detail, "does not exist") || f.Path != triggerDoc(a.Ident(), name)) {
+		if f.Check == CheckTriggerTarget && (!strings.Contains(f.Detail, "does not exist") || f.Path != triggerDoc(a, name)) {
 			t.Fatalf("trigger-target finding %+v", f)
 		}
 	}

@@ -53,7 +53,7 @@ func TestVerify_ReportsEachInconsistencyAsAlertable(t *testing.T) {
 	// 4. A summary that disagrees with its manifest.
 	sum := second.Summary
 	sum.TotalRecords = 99
-	if err := e.m.Merge(ctx, catalogstore.SnapshotDocPath(id, second.ID), map[string]any{"summary": map[string]any{
+	if err := e.m.Merge(ctx, catalogstore.SnapshotDocPath(ds, second.ID), map[string]any{"summary": map[string]any{
 		"total-files": sum.TotalFiles, "total-records": sum.TotalRecords, "total-bytes": sum.TotalBytes}}); err != nil {
 		t.Fatal(err)
 	}
