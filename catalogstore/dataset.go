@@ -86,6 +86,38 @@ type CreateDatasetOptions struct {
 // existing dataset with IfNotExists), ErrCollectionNotFound,
 // ErrBadIdentifier, schema.ErrUnsupportedType, ErrSchema.
 func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, author string, opts CreateDatasetOptions) (*Dataset, error) {
+	nd, err := c.newDataset(id, s, author, opts)
+	if err != nil {
+		return nil, err
+	}
+	var existing *Dataset
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		var err error
+		if existing, err = checkFree(tx, id, opts.IfNotExists); err != nil || existing != nil {
+			return err
+		}
+		return nd.write(tx)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create dataset %s: %w", id.Short(), err)
+	}
+	if existing != nil {
+		return existing, nil
+	}
+	c.audit(ctx, "create", "dataset", id.Workspace, id.Collection, id.Name, author)
+	return nd.ds, nil
+}
+
+// newDataset is a dataset about to be created: its document and the
+// documents written with it.
+type newDataset struct {
+	ds                        *Dataset
+	data, incData, schemaData map[string]any
+}
+
+// newDataset validates and builds a new dataset (a new incarnation, keyed
+// by a fresh uuid).
+func (c *Catalog) newDataset(id Ident, s schema.Schema, author string, opts CreateDatasetOptions) (*newDataset, error) {
 	if err := id.Check("dataset"); err != nil {
 		return nil, err
 	}
@@ -111,7 +143,7 @@ func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, 
 	}
 	u := uuid.NewString()
 	now := c.now()
-	ds := &Dataset{
+	nd := &newDataset{ds: &Dataset{
 		Workspace: id.Workspace, Collection: id.Collection, Name: id.Name,
 		UUID:     u,
 		Location: fmt.Sprintf("%s/%s/%s-%s", id.Workspace, id.Collection, id.Name, u),
@@ -119,57 +151,60 @@ func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, 
 		SortOrder: opts.SortOrder, Properties: opts.Properties, Comment: opts.Comment,
 		Author: author, CreatedAt: now, UpdatedAt: now,
 		SourceTables: opts.SourceTables, SQL: opts.SQL, SubDocs: subDocsIncarnation,
-	}
-	data, err := meta.Encode(ds)
-	if err != nil {
+	}}
+	if nd.data, err = meta.Encode(nd.ds); err != nil {
 		return nil, err
 	}
-	incData, err := meta.Encode(incarnationDoc{UUID: u, Name: id.Name})
-	if err != nil {
+	if nd.incData, err = meta.Encode(incarnationDoc{UUID: u, Name: id.Name}); err != nil {
 		return nil, err
 	}
-	schemaData, err := meta.Encode(s)
-	if err != nil {
+	if nd.schemaData, err = meta.Encode(s); err != nil {
 		return nil, err
 	}
-	var existing *Dataset
-	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		existing = nil
-		if _, err := tx.Get(collectionPath(id.Workspace, id.Collection)); errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%w: %s.%s", ErrCollectionNotFound, id.Workspace, id.Collection)
-		} else if err != nil {
-			return err
-		}
-		if d, err := tx.Get(datasetPath(id)); err == nil {
-			if !opts.IfNotExists {
-				return fmt.Errorf("%w: %s", ErrDatasetExists, id.Short())
-			}
-			existing = &Dataset{}
-			return d.Decode(existing)
-		} else if !errors.Is(err, meta.ErrNotFound) {
-			return err
-		}
-		if _, err := tx.Get(viewPath(id)); err == nil {
-			return fmt.Errorf("%w: %s is a view", ErrDatasetExists, id.Short())
-		} else if !errors.Is(err, meta.ErrNotFound) {
-			return err
-		}
-		if err := tx.Create(datasetPath(id), data); err != nil {
-			return err
-		}
-		if err := tx.Set(ds.DocRoot(), incData); err != nil {
-			return err
-		}
-		return tx.Set(schemaPath(ds, s.ID), schemaData)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create dataset %s: %w", id.Short(), err)
+	return nd, nil
+}
+
+// write creates the dataset's documents inside tx: the dataset, its
+// incarnation and its first schema.
+func (nd *newDataset) write(tx meta.Tx) error {
+	if err := tx.Create(datasetPath(nd.ds.Ident()), nd.data); err != nil {
+		return err
 	}
-	if existing != nil {
-		return existing, nil
+	return nd.writeSubDocs(tx)
+}
+
+// writeSubDocs writes the incarnation and first schema documents.
+func (nd *newDataset) writeSubDocs(tx meta.Tx) error {
+	if err := tx.Set(nd.ds.DocRoot(), nd.incData); err != nil {
+		return err
 	}
-	c.audit(ctx, "create", "dataset", id.Workspace, id.Collection, id.Name, author)
-	return ds, nil
+	return tx.Set(schemaPath(nd.ds, nd.ds.Schema.ID), nd.schemaData)
+}
+
+// checkFree reads inside tx that id's collection exists and that no
+// dataset or view holds the name: ErrCollectionNotFound, ErrDatasetExists,
+// or with ifNotExists the existing dataset.
+func checkFree(tx meta.Tx, id Ident, ifNotExists bool) (*Dataset, error) {
+	if _, err := tx.Get(collectionPath(id.Workspace, id.Collection)); errors.Is(err, meta.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s.%s", ErrCollectionNotFound, id.Workspace, id.Collection)
+	} else if err != nil {
+		return nil, err
+	}
+	if d, err := tx.Get(datasetPath(id)); err == nil {
+		if !ifNotExists {
+			return nil, fmt.Errorf("%w: %s", ErrDatasetExists, id.Short())
+		}
+		existing := &Dataset{}
+		return existing, d.Decode(existing)
+	} else if !errors.Is(err, meta.ErrNotFound) {
+		return nil, err
+	}
+	if _, err := tx.Get(viewPath(id)); err == nil {
+		return nil, fmt.Errorf("%w: %s is a view", ErrDatasetExists, id.Short())
+	} else if !errors.Is(err, meta.ErrNotFound) {
+		return nil, err
+	}
+	return nil, nil
 }
 
 // assignIDs validates a new schema and gives id-less columns fresh ids. It

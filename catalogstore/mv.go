@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lakesql/lakesql/catalogstore/meta"
+	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
 // Errors of materialized views. They are caller errors: never alertable.
@@ -30,6 +31,10 @@ const (
 	RefreshFailed        = "failed"
 	RefreshDenied        = "denied"
 	RefreshEgressBlocked = "egress-blocked"
+	// RefreshPending: the view was created and registered but its first
+	// fill has not completed (the creating statement died mid-way); a
+	// refresh fills it.
+	RefreshPending = "pending"
 )
 
 // RefreshStatusOf classifies a refresh error: denied, egress-blocked or
@@ -214,11 +219,11 @@ func (c *Catalog) readersOf(ctx context.Context, id Ident) ([]Ident, error) {
 }
 
 // RegisterMaterializedView turns the dataset id, already created and
-// filled (CREATE MATERIALIZED VIEW runs as a CTAS first), into a
-// materialized view: dataset-type, source-tables and a new statement
-// version on the view, and one trigger document per source, all in one
-// metastore transaction, so there is never a trigger without its view nor a
-// view without its triggers.
+// filled, into a materialized view: dataset-type, source-tables and a new
+// statement version on the view, and one trigger document per source, all
+// in one metastore transaction, so there is never a trigger without its
+// view nor a view without its triggers. The fill is recorded as the view's
+// first refresh (trigger "create").
 func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author string, spec MaterializedViewSpec) (*Dataset, error) {
 	sources := dedupe(spec.Sources)
 	if err := c.CheckMaterializedView(ctx, id, sources); err != nil {
@@ -235,93 +240,12 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 		if ds.IsMaterializedView() {
 			return fmt.Errorf("%w: %s is already a materialized view", ErrDatasetExists, id.Short())
 		}
-		// Reads first: every source, and its triggers for the count.
-		counts := make([]int, len(sources))
-		current := make([]int64, len(sources))
-		srcs := make([]*Dataset, len(sources))
-		for i, s := range sources {
-			src, err := loadDataset(tx, s)
-			if errors.Is(err, ErrDatasetNotFound) {
-				return fmt.Errorf("materialized view %s: source %s: %w", id.Short(), s.String(), ErrDatasetNotFound)
-			} else if err != nil {
-				return err
-			}
-			if src.IsMaterializedView() {
-				return fmt.Errorf("%w: source %s of %s is itself a materialized view; materialized views do not stack",
-					ErrNotSupported, sourceName(id, s), id.Short())
-			}
-			current[i] = src.CurrentSnapshotID
-			srcs[i] = src
-			trigs, err := tx.List(triggersColl(src))
-			if err != nil {
-				return err
-			}
-			name := TriggerName(s, id)
-			for _, t := range trigs {
-				if t.ID() != name {
-					counts[i]++
-				}
-			}
-		}
-		names := make([]string, len(sources))
-		snaps := map[string]int64{}
-		for i, s := range sources {
-			names[i] = sourceName(id, s)
-			snaps[names[i]] = current[i]
-			if snap, ok := spec.SourceSnapshots[s]; ok {
-				snaps[names[i]] = snap
-			}
-		}
-		fill := Refresh{ExecutionID: NewExecutionID(), Status: RefreshOK, Trigger: "create", Author: author,
-			StartedAt: now, FinishedAt: now, SourceSnapshots: snaps, SnapshotID: ds.CurrentSnapshotID,
-			Records: ds.CurrentRecords, StatementID: stmt.ID}
-		fillData, err := meta.Encode(fill)
+		r, err := readRegistration(tx, id, sources, spec)
 		if err != nil {
 			return err
-		}
-		ds.Type, ds.SourceTables, ds.SQL, ds.StatementID = TypeMaterializedView, names, spec.SQL, stmt.ID
-		ds.SQLWorkspace, ds.SQLDatabase, ds.UpdatedAt = spec.SQLWorkspace, spec.SQLDatabase, now
-		ds.LastRefreshStatus, ds.LastRefreshAt, ds.LastRefreshExecutionID, ds.LastRefreshMessage = RefreshOK, &now, fill.ExecutionID, ""
-		if spec.Comment != "" {
-			ds.Comment = spec.Comment
-		}
-		data, err := meta.Encode(ds)
-		if err != nil {
-			return err
-		}
-		if err := tx.Set(datasetPath(id), data); err != nil {
-			return err
-		}
-		if err := tx.Set(meta.Join(ds.DocRoot(), "refreshes", fill.ExecutionID), fillData); err != nil {
-			return err
-		}
-		for _, h := range append(append([]Statement(nil), spec.History...), stmt) {
-			sd, err := meta.Encode(h)
-			if err != nil {
-				return err
-			}
-			if err := tx.Set(meta.Join(ds.DocRoot(), "statement", h.ID), sd); err != nil {
-				return err
-			}
-		}
-		for i, s := range sources {
-			name := TriggerName(s, id)
-			td, err := meta.Encode(Trigger{
-				Name: name, Kind: TriggerKindRefresh, Source: s.String(), TargetView: id.String(),
-				StatementID: stmt.ID, Author: author, CreatedAt: now,
-			})
-			if err != nil {
-				return err
-			}
-			if err := tx.Set(triggerPath(srcs[i], name), td); err != nil {
-				return err
-			}
-			if err := tx.Merge(datasetPath(s), map[string]any{"trigger-count": int64(counts[i] + 1)}); err != nil {
-				return err
-			}
 		}
 		out = ds
-		return nil
+		return writeRegistration(tx, ds, r, spec, stmt, author, true)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("register materialized view %s: %w", id.Short(), err)
@@ -329,6 +253,164 @@ func (c *Catalog) RegisterMaterializedView(ctx context.Context, id Ident, author
 	c.audit(ctx, "create", "materialized_view", id.Workspace, id.Collection, id.Name, author,
 		slog.String("statement_id", stmt.ID), slog.String("sources", strings.Join(out.SourceTables, ",")))
 	return out, nil
+}
+
+// CreateMaterializedView creates the materialized view id with schema s,
+// empty and registered whole, in one metastore transaction: its document
+// with its definition (SQL, source-tables), its statement versions and one
+// trigger per source. Its last-refresh-status is RefreshPending until a
+// refresh fills it (CREATE MATERIALIZED VIEW runs that refresh next and
+// drops the view when it fails; a process that dies in between leaves a
+// whole, pending view, never a plain table). ErrDatasetExists, and the
+// errors of CheckMaterializedView and CreateDataset.
+func (c *Catalog) CreateMaterializedView(ctx context.Context, id Ident, s schema.Schema, author string, spec MaterializedViewSpec) (*Dataset, error) {
+	sources := dedupe(spec.Sources)
+	if err := c.CheckMaterializedView(ctx, id, sources); err != nil {
+		return nil, err
+	}
+	nd, err := c.newDataset(id, s, author, CreateDatasetOptions{Comment: spec.Comment})
+	if err != nil {
+		return nil, err
+	}
+	stmt := Statement{ID: uuid.NewString(), SQL: spec.SQL, Author: author, CreatedAt: nd.ds.CreatedAt}
+	var out *Dataset
+	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
+		if _, err := checkFree(tx, id, false); err != nil {
+			return err
+		}
+		r, err := readRegistration(tx, id, sources, spec)
+		if err != nil {
+			return err
+		}
+		// The dataset document is written once, registered: the name
+		// was checked free in this transaction.
+		if err := nd.writeSubDocs(tx); err != nil {
+			return err
+		}
+		ds := *nd.ds // the function may run again
+		out = &ds
+		return writeRegistration(tx, out, r, spec, stmt, author, false)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create materialized view %s: %w", id.Short(), err)
+	}
+	c.audit(ctx, "create", "materialized_view", id.Workspace, id.Collection, id.Name, author,
+		slog.String("statement_id", stmt.ID), slog.String("sources", strings.Join(out.SourceTables, ",")))
+	return out, nil
+}
+
+// registration is what registering a view reads in its transaction
+// before it writes anything (Firestore transactions read first).
+type registration struct {
+	sources []Ident
+	srcs    []*Dataset
+	counts  []int // triggers on each source other than the view's
+	names   []string
+	snaps   map[string]int64
+}
+
+// readRegistration reads every source of view id and its triggers (for
+// the count) inside tx: each must exist and be a plain dataset.
+func readRegistration(tx meta.Tx, id Ident, sources []Ident, spec MaterializedViewSpec) (*registration, error) {
+	counts := make([]int, len(sources))
+	current := make([]int64, len(sources))
+	srcs := make([]*Dataset, len(sources))
+	for i, s := range sources {
+		src, err := loadDataset(tx, s)
+		if errors.Is(err, ErrDatasetNotFound) {
+			return nil, fmt.Errorf("materialized view %s: source %s: %w", id.Short(), s.String(), ErrDatasetNotFound)
+		} else if err != nil {
+			return nil, err
+		}
+		if src.IsMaterializedView() {
+			return nil, fmt.Errorf("%w: source %s of %s is itself a materialized view; materialized views do not stack",
+				ErrNotSupported, sourceName(id, s), id.Short())
+		}
+		current[i], srcs[i] = src.CurrentSnapshotID, src
+		trigs, err := tx.List(triggersColl(src))
+		if err != nil {
+			return nil, err
+		}
+		name := TriggerName(s, id)
+		for _, t := range trigs {
+			if t.ID() != name {
+				counts[i]++
+			}
+		}
+	}
+	names := make([]string, len(sources))
+	snaps := map[string]int64{}
+	for i, s := range sources {
+		names[i] = sourceName(id, s)
+		snaps[names[i]] = current[i]
+		if snap, ok := spec.SourceSnapshots[s]; ok {
+			snaps[names[i]] = snap
+		}
+	}
+	return &registration{sources: sources, srcs: srcs, counts: counts, names: names, snaps: snaps}, nil
+}
+
+// writeRegistration makes ds a materialized view inside tx, after
+// readRegistration: its document, its statements and one trigger per
+// source with the source's trigger-count. filled records ds's current
+// snapshot as the first refresh; otherwise the view is pending (created,
+// not filled yet).
+func writeRegistration(tx meta.Tx, ds *Dataset, r *registration, spec MaterializedViewSpec, stmt Statement, author string, filled bool) error {
+	id, now, names := ds.Ident(), stmt.CreatedAt, r.names
+	ds.Type, ds.SourceTables, ds.SQL, ds.StatementID = TypeMaterializedView, names, spec.SQL, stmt.ID
+	ds.SQLWorkspace, ds.SQLDatabase, ds.UpdatedAt = spec.SQLWorkspace, spec.SQLDatabase, now
+	if spec.Comment != "" {
+		ds.Comment = spec.Comment
+	}
+	if filled {
+		fill := Refresh{ExecutionID: NewExecutionID(), Status: RefreshOK, Trigger: "create", Author: author,
+			StartedAt: now, FinishedAt: now, SourceSnapshots: r.snaps, SnapshotID: ds.CurrentSnapshotID,
+			Records: ds.CurrentRecords, StatementID: stmt.ID}
+		fillData, err := meta.Encode(fill)
+		if err != nil {
+			return err
+		}
+		if err := tx.Set(meta.Join(ds.DocRoot(), "refreshes", fill.ExecutionID), fillData); err != nil {
+			return err
+		}
+		ds.LastRefreshStatus, ds.LastRefreshAt, ds.LastRefreshExecutionID, ds.LastRefreshMessage = RefreshOK, &now, fill.ExecutionID, ""
+	} else {
+		ds.LastRefreshStatus, ds.LastRefreshAt, ds.LastRefreshExecutionID = RefreshPending, nil, ""
+		ds.LastRefreshMessage = "created; its first fill has not completed (REFRESH MATERIALIZED VIEW fills it)"
+	}
+	data, err := meta.Encode(ds)
+	if err != nil {
+		return err
+	}
+	if err := tx.Set(datasetPath(id), data); err != nil {
+		return err
+	}
+	for _, h := range append(append([]Statement(nil), spec.History...), stmt) {
+		sd, err := meta.Encode(h)
+		if err != nil {
+			return err
+		}
+		if err := tx.Set(meta.Join(ds.DocRoot(), "statement", h.ID), sd); err != nil {
+			return err
+		}
+	}
+	for i, s := range r.sources {
+		name := TriggerName(s, id)
+		td, err := meta.Encode(Trigger{
+			Name: name, Kind: TriggerKindRefresh, Source: s.String(), TargetView: id.String(),
+			StatementID: stmt.ID, Author: author, CreatedAt: now,
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.Set(triggerPath(r.srcs[i], name), td); err != nil {
+			return err
+		}
+		if err := tx.Merge(datasetPath(s), map[string]any{"trigger-count": int64(r.counts[i] + 1)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dedupe(ids []Ident) []Ident {

@@ -28,6 +28,11 @@ type QuerySession interface {
 	// with the session's workspace and current database; what it writes
 	// commits when it ends.
 	RunSQL(ctx *sql.Context, query string) error
+	// CreateMaterializedView creates the view id whole (definition,
+	// statements and triggers in one metastore transaction), then fills it
+	// as a refresh, as the session's user. When the fill fails it returns
+	// the view it created (for the caller to drop) with the error.
+	CreateMaterializedView(ctx *sql.Context, id catalogstore.Ident, spec catalogstore.MaterializedViewSpec) (*catalogstore.Dataset, *catalogstore.Refresh, error)
 	// RefreshMaterializedView recomputes a materialized view now, as the
 	// session's user, and records the refresh (also when it fails).
 	RefreshMaterializedView(ctx *sql.Context, id catalogstore.Ident) (*catalogstore.Refresh, error)
@@ -99,9 +104,11 @@ func (s *CreateMaterializedView) schema() sql.Schema { return types.OkResultSche
 func (s *CreateMaterializedView) readOnly() bool     { return false }
 
 // exec validates everything before writing anything (the planned sources,
-// the stacking, cycle and egress rules), then runs the CTAS and registers
-// the view and its triggers in one transaction. A failure after the CTAS
-// drops the table again: nothing half-done stays.
+// the stacking, cycle and egress rules), then creates the view whole —
+// its definition, statements and triggers in one metastore transaction —
+// and fills it. A fill that fails drops the view again; a process killed
+// before the fill commits leaves the whole view, pending a refresh, never
+// a plain table (issue 18).
 func (s *CreateMaterializedView) exec(ctx *sql.Context, sess Session) (sql.RowIter, error) {
 	qs, err := querySessionOf(sess)
 	if err != nil {
@@ -138,14 +145,6 @@ func (s *CreateMaterializedView) exec(ctx *sql.Context, sess Session) (sql.RowIt
 	if err := cat.CheckMaterializedView(ctx, id, sources); err != nil {
 		return nil, err
 	}
-	snaps := make(map[catalogstore.Ident]int64, len(sources))
-	for _, src := range sources {
-		ds, err := cat.Dataset(ctx, src)
-		if err != nil {
-			return nil, err
-		}
-		snaps[src] = ds.CurrentSnapshotID
-	}
 	var history []catalogstore.Statement
 	if existing != nil {
 		if history, err = cat.MaterializedViewStatements(ctx, id); err != nil {
@@ -155,30 +154,25 @@ func (s *CreateMaterializedView) exec(ctx *sql.Context, sess Session) (sql.RowIt
 			return nil, err
 		}
 	}
-	if err := qs.RunSQL(ctx, "CREATE TABLE "+sqlName(id, sess.CurrentWorkspace())+" AS "+s.Select); err != nil {
-		dropLeftover(ctx, cat, id, sess.Author())
-		return nil, err
-	}
-	mv, err := cat.RegisterMaterializedView(ctx, id, sess.Author(), catalogstore.MaterializedViewSpec{
-		SQL: s.Select, Sources: sources, Comment: s.Comment, History: history, SourceSnapshots: snaps,
+	mv, rec, err := qs.CreateMaterializedView(ctx, id, catalogstore.MaterializedViewSpec{
+		SQL: s.Select, Sources: sources, Comment: s.Comment, History: history,
 		SQLWorkspace: sess.CurrentWorkspace(), SQLDatabase: ctx.GetCurrentDatabase(),
 	})
 	if err != nil {
-		dropLeftover(ctx, cat, id, sess.Author())
+		if mv != nil {
+			dropLeftover(ctx, cat, mv, sess.Author())
+		}
 		return nil, err
 	}
-	return okResult(int(mv.CurrentRecords))
+	return okResult(int(rec.Records))
 }
 
-// dropLeftover drops the table a failed CREATE MATERIALIZED VIEW created,
-// also when the statement failed because it was killed (its context is
-// cancelled then, and the table would stay).
-func dropLeftover(ctx *sql.Context, cat *catalogstore.Catalog, id catalogstore.Ident, author string) {
-	dctx := context.WithoutCancel(ctx)
-	if ds, err := cat.Dataset(dctx, id); err == nil && !ds.IsMaterializedView() {
-		if err := cat.DropDataset(dctx, id, author); err != nil {
-			ctx.GetLogger().Warnf("lakesql: drop %s left by a failed CREATE MATERIALIZED VIEW: %v", id, err)
-		}
+// dropLeftover drops the view a failed CREATE MATERIALIZED VIEW created
+// (that incarnation only), also when the statement failed because it was
+// killed (its context is cancelled then, and the view would stay).
+func dropLeftover(ctx *sql.Context, cat *catalogstore.Catalog, mv *catalogstore.Dataset, author string) {
+	if err := cat.DropDatasetIncarnation(context.WithoutCancel(ctx), mv.Ident(), mv.UUID, author); err != nil {
+		ctx.GetLogger().Warnf("lakesql: drop %s left by a failed CREATE MATERIALIZED VIEW: %v", mv.Ident(), err)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/lakesql/lakesql/catalogstore"
+	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/ddl"
 	"github.com/lakesql/lakesql/engine/jobs"
 	"github.com/lakesql/lakesql/provider"
@@ -125,6 +126,70 @@ func (s *Session) PlanSources(ctx *sql.Context, query string) ([]catalogstore.Id
 	}
 	return ids, nil
 }
+
+// CreateMaterializedView implements ddl.QuerySession: it plans the view's
+// SELECT as the session's user, creates the view with the SELECT's
+// columns, empty and registered whole in one metastore transaction
+// (catalogstore.CreateMaterializedView), then fills it as a refresh does
+// and records that fill as its first refresh (trigger "create"). A fill
+// that fails is returned with the view, which the caller drops; a process
+// that dies before the fill commits leaves a whole view whose status is
+// pending, never a plain table.
+func (s *Session) CreateMaterializedView(ctx *sql.Context, id catalogstore.Ident, spec catalogstore.MaterializedViewSpec) (*catalogstore.Dataset, *catalogstore.Refresh, error) {
+	cols, err := s.ctasColumns(ctx, id, spec.SQL)
+	if err != nil {
+		return nil, nil, err
+	}
+	mv, err := s.e.cat.CreateMaterializedView(ctx, id, schema.Schema{Columns: cols}, s.Author(), spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := s.e
+	rec := &catalogstore.Refresh{ExecutionID: catalogstore.NewExecutionID(), Trigger: "create", Author: s.Client().User, StartedAt: time.Now().UTC()}
+	if err := e.doRefresh(ctx, id, s.Client(), rec); err != nil {
+		return mv, nil, err
+	}
+	rec.FinishedAt, rec.Status = time.Now().UTC(), catalogstore.RefreshOK
+	if err := e.cat.RecordRefresh(context.WithoutCancel(ctx), id, *rec); err != nil {
+		// The fill committed: the view is whole, only its status says
+		// pending until the next refresh.
+		e.cat.Alert(ctx, catalogstore.MarkAlertable(fmt.Errorf("the fill of materialized view %s committed but was not recorded: %w", id, err),
+			catalogstore.SeverityWarning, "refresh-unrecorded:"+id.String(), map[string]string{"materialized_view": id.String()}))
+	}
+	return mv, rec, nil
+}
+
+// ctasColumns are the columns CREATE TABLE id AS query would create: the
+// CTAS is analysed (never run), as the session's user, so the view gets
+// exactly a CTAS's types, with every correction mysqlfix makes to them.
+func (s *Session) ctasColumns(ctx *sql.Context, id catalogstore.Ident, query string) ([]schema.Column, error) {
+	e := s.e
+	sub := e.subSession(s.Client(), s.CurrentWorkspace(), ctx.GetCurrentDatabase())
+	defer e.gms.CloseSession(sub.ID())
+	db := id.Collection
+	if id.Workspace != s.CurrentWorkspace() {
+		db = id.Workspace + "." + id.Collection
+	}
+	q := "CREATE TABLE " + quoteIdent(db) + "." + quoteIdent(id.Name) + " AS " + query
+	node, err := e.gms.AnalyzeQuery(e.queryContext(ctx, sub, q), q)
+	if err != nil {
+		return nil, err
+	}
+	var ct *plan.CreateTable
+	transform.Inspect(node, func(n sql.Node) bool {
+		if tc, ok := n.(*plan.TableCopier); ok {
+			ct, _ = tc.Destination.(*plan.CreateTable)
+		}
+		return ct == nil
+	})
+	if ct == nil {
+		return nil, fmt.Errorf("%w: a materialized view is defined by a SELECT", catalogstore.ErrNotSupported)
+	}
+	return provider.ColumnsOfCreate(ct.PkSchema())
+}
+
+// quoteIdent backquotes a MySQL identifier.
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // RunSQL implements ddl.QuerySession.
 func (s *Session) RunSQL(ctx *sql.Context, query string) error {
@@ -373,8 +438,14 @@ func (e *Engine) refreshOnce(ctx context.Context, id catalogstore.Ident, client 
 	if err != nil {
 		return err
 	}
+	// The first fill of a view (created empty) appends, as the CTAS that
+	// created views before did; later ones replace every row.
+	kind, replace := catalogstore.OpTruncateAndAdd, true
+	if mv.CurrentSnapshotID == 0 {
+		kind, replace = catalogstore.OpAppend, false
+	}
 	snap, err := e.cat.Commit(ctx, id, catalogstore.Commit{
-		Operation: catalogstore.OpTruncateAndAdd, ReplaceAll: true, Added: files,
+		Operation: kind, ReplaceAll: replace, Added: files,
 		Author:       client.User,
 		Message:      fmt.Sprintf("refresh materialized view (%s, execution %s)", rec.Trigger, rec.ExecutionID),
 		ExpectedUUID: mv.UUID, BaseSnapshotID: mv.CurrentSnapshotID,

@@ -193,3 +193,17 @@ func sqlSchema(ctx *sql.Context, s *schema.Schema, source, db string) sql.Schema
 
 // queryType is a helper for tests and metadata: the wire type of a column.
 func queryType(c schema.Column) query.Type { return SQLType(c).Type() }
+
+// ColumnsOfCreate converts the schema of an analysed CREATE TABLE (a
+// CREATE TABLE … AS SELECT's, for a materialized view created with a
+// CTAS's columns) into catalog columns, as CreateTable does.
+func ColumnsOfCreate(s sql.PrimaryKeySchema) ([]schema.Column, error) {
+	cols, err := columnsFromSQL(s.Schema)
+	if err != nil {
+		return nil, err
+	}
+	for n, ord := range s.PkOrdinals {
+		cols[ord].PrimaryKey, cols[ord].KeySeq = true, n+1
+	}
+	return cols, nil
+}
