@@ -16,17 +16,13 @@ type schedEnv struct {
 	cl       *cluster
 	deadline time.Time
 	wipes    atomic.Int64 // DROP/TRUNCATEs of the side table begun so far
-	// ddl is read-held while a DDL statement runs and write-held for a
-	// server's SIGKILL, and the DDL session gets KILL QUERY but not KILL
+	// The DDL session is killed like any other: KILL QUERY, KILL
 	// CONNECTION (which lets the statement run on while the client goes
-	// on to the next): a DROP cut short or still running leaves the
-	// dropped table's sub-documents, which the next incarnation of the
-	// name collides with ("snapshot 1 already exists") or which its
-	// clean-up deletes, and a CREATE MATERIALIZED VIEW cut between its
-	// CTAS and its registration leaves a plain table. Known gaps (the
-	// catalog keys sub-documents by name, not incarnation), reported on
-	// issue 18, kept out of the schedule until fixed.
-	ddl sync.RWMutex
+	// on to the next, so two DDL statements may overlap) and its server's
+	// SIGKILL, mid-DROP or mid-CREATE. A table's sub-documents belong to
+	// its incarnation, so a DROP cut short or still running never leaks
+	// into the next table of the name, and CREATE MATERIALIZED VIEW
+	// creates its view whole before filling it (issue 18).
 	// reg is every client's current connection, for KILL.
 	regMu sync.Mutex
 	reg   map[string]*schedConn
