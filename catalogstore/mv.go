@@ -108,10 +108,11 @@ type MaterializedViewSpec struct {
 	// History are earlier versions of the SQL to keep (CREATE OR REPLACE
 	// carries the replaced view's statements over).
 	History []Statement
-	// SourceSnapshots are the sources' snapshots when the view was filled
-	// (read before its CTAS, so a commit racing it shows as staleness).
-	// Registration records the fill as the view's first refresh, trigger
-	// "create".
+	// SourceSnapshots are the sources' snapshots when a dataset filled
+	// before its registration was filled (RegisterMaterializedView records
+	// that fill as the view's first refresh, trigger "create").
+	// CreateMaterializedView ignores them: its fill is a refresh, which
+	// records what it read.
 	SourceSnapshots map[Ident]int64
 }
 

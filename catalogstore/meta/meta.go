@@ -5,7 +5,7 @@
 // which collections and documents alternate, as in Firestore:
 //
 //	{workspace}/$properties
-//	{workspace}/{collection}/datasets/{dataset}/snapshots/{id}
+//	{workspace}/{collection}/datasets/{dataset}/incarnations/{uuid}/snapshots/{id}
 //	jobs/{execution-id}
 //
 // A document path has an even number of segments; a collection path an odd
