@@ -411,6 +411,15 @@ func (c *Catalog) deleteIncarnation(ctx context.Context, ds *Dataset) error {
 		if u, _ := d.Data["table-uuid"].(string); u != ds.UUID {
 			return errOtherIncarnation
 		}
+		// checkDrop found no reader, but a view may have registered on
+		// the table since: its trigger-count moves with its triggers.
+		var cur Dataset
+		if err := d.Decode(&cur); err != nil {
+			return err
+		}
+		if cur.TriggerCount > 0 {
+			return fmt.Errorf("%w: %s is read by a materialized view created meanwhile (%d refresh triggers); drop the view first", ErrNotSupported, ds.Ident().Short(), cur.TriggerCount)
+		}
 		return tx.Delete(p)
 	})
 }

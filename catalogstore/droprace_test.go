@@ -71,3 +71,32 @@ func racingDrop(t *testing.T, op catalogstore.Operation) {
 		}
 	})
 }
+
+// TestDrop_RacingCreateMaterializedView: a materialized view registered
+// on a table between DROP TABLE's check for readers and its transaction
+// keeps its source: the drop is refused, never a view over a dropped
+// table.
+func TestDrop_RacingCreateMaterializedView(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		src := e.dataset(t, "c", "t")
+		mvID := catalogstore.Ident{Workspace: e.ws, Collection: "c", Name: "mv"}
+		rm := &racingMeta{Store: e.m, after: func() {}}
+		rm.before = func() {
+			if _, err := e.cat.CreateMaterializedView(ctx, mvID, testSchema, "b", catalogstore.MaterializedViewSpec{
+				SQL: "SELECT * FROM t", Sources: []catalogstore.Ident{src.Ident()}}); err != nil {
+				t.Error(err)
+			}
+		}
+		racer := catalogstore.New(rm, e.b, catalogstore.Options{NoAudit: true})
+		if err := racer.DropDataset(ctx, src.Ident(), "a"); !errors.Is(err, catalogstore.ErrNotSupported) {
+			t.Fatalf("DROP racing a CREATE MATERIALIZED VIEW over the table = %v, want ErrNotSupported", err)
+		}
+		if _, err := e.cat.Dataset(ctx, src.Ident()); err != nil {
+			t.Fatalf("the source after the refused drop: %v", err)
+		}
+		if trigs, err := e.cat.Triggers(ctx, src.Ident()); err != nil || len(trigs) != 1 {
+			t.Fatalf("the source's triggers = %+v, %v; want the view's", trigs, err)
+		}
+	})
+}
