@@ -25,6 +25,8 @@ const (
 	envMVWarehouse = "LAKESQL_MVCRASH_WAREHOUSE"
 	envMVStep      = "LAKESQL_MVCRASH_STEP" // stop after this many metastore transactions of the statement
 	envMVSignal    = "LAKESQL_MVCRASH_SIGNAL"
+	envMVMeta      = "LAKESQL_MVCRASH_METASTORE" // "" for the warehouse's SQLite
+	envMVStorage   = "LAKESQL_MVCRASH_STORAGE"
 )
 
 const (
@@ -71,7 +73,7 @@ func TestHelperCreateMV(t *testing.T) {
 		time.Sleep(time.Minute) // the parent kills us here
 		os.Exit(4)
 	}
-	cfg := engine.Config{Warehouse: dir, NoAudit: true}
+	cfg := engine.Config{Warehouse: dir, Metastore: os.Getenv(envMVMeta), Storage: os.Getenv(envMVStorage), NoAudit: true}
 	cfg.WrapStores = func(m meta.Store, b blob.Store) (meta.Store, blob.Store) {
 		return &stepCounter{Store: m, armed: &armed, step: step, stop: stop}, b
 	}
@@ -97,15 +99,22 @@ func TestHelperCreateMV(t *testing.T) {
 // materialized view with its SQL, statement and the trigger on its source,
 // which a refresh fills with the right rows — never a plain table; verify
 // finds nothing on the source or the view, and the name takes a new view.
+// On SQLite and on the Firestore emulator with fake-gcs-server.
 func TestCrash_CreateMaterializedViewAtEachStep(t *testing.T) {
+	for _, backend := range []string{"sqlite", "firestore"} {
+		t.Run(backend, func(t *testing.T) { createMVAtEachStep(t, backend) })
+	}
+}
+
+func createMVAtEachStep(t *testing.T, backend string) {
 	ctx := context.Background()
 	sawPending := false
 	for step := int64(1); ; step++ {
 		if step > 20 {
 			t.Fatal("CREATE MATERIALIZED VIEW ran more than 20 metastore transactions without finishing")
 		}
-		dir := t.TempDir()
-		e := openEngine(t, dir)
+		cfg := mvCrashWarehouse(t, backend)
+		e := openConfig(t, cfg)
 		for _, q := range []string{"CREATE DATABASE d", "CREATE TABLE d.src (g INT, v INT)", "INSERT INTO d.src VALUES (1, 10), (1, 11), (2, 20)"} {
 			embeddedQuery(t, e, q)
 		}
@@ -114,14 +123,16 @@ func TestCrash_CreateMaterializedViewAtEachStep(t *testing.T) {
 
 		signal := filepath.Join(t.TempDir(), "signal")
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCreateMV$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envMVWarehouse+"="+dir, envMVStep+"="+strconv.FormatInt(step, 10), envMVSignal+"="+signal)
+		cmd.Env = append(os.Environ(), envMVWarehouse+"="+cfg.Warehouse, envMVStep+"="+strconv.FormatInt(step, 10), envMVSignal+"="+signal,
+			envMVMeta+"="+cfg.Metastore, envMVStorage+"="+cfg.Storage)
 		out, err := runUntilSignal(t, cmd, signal)
 		if err != nil {
 			t.Fatalf("step %d: %v\n%s", step, err, out)
 		}
 		finished := out == "done"
 
-		cat := catalogOn(t, dir, nil)
+		e = openConfig(t, cfg)
+		cat := e.Catalog()
 		id := catalogstore.Ident{Workspace: "main", Collection: "d", Name: "mv"}
 		src, err := cat.Dataset(ctx, catalogstore.Ident{Workspace: "main", Collection: "d", Name: "src"})
 		if err != nil {
@@ -152,8 +163,6 @@ func TestCrash_CreateMaterializedViewAtEachStep(t *testing.T) {
 				t.Fatalf("step %d: verify %s: %+v, %v", step, ds.Name, res, err)
 			}
 		}
-
-		e = openEngine(t, dir)
 		if mv != nil {
 			if mv.LastRefreshStatus == catalogstore.RefreshPending {
 				embeddedQuery(t, e, "REFRESH MATERIALIZED VIEW d.mv")
@@ -180,6 +189,27 @@ func TestCrash_CreateMaterializedViewAtEachStep(t *testing.T) {
 	if !sawPending {
 		t.Error("no kill left a pending view: the test did not stop between the registration and the fill")
 	}
+}
+
+// mvCrashWarehouse is a fresh warehouse: a local folder with its SQLite
+// metastore, or a new Firestore emulator project with a bucket on an
+// in-process fake-gcs-server (the child inherits STORAGE_EMULATOR_HOST).
+func mvCrashWarehouse(t *testing.T, backend string) engine.Config {
+	t.Helper()
+	cfg := engine.Config{Warehouse: t.TempDir(), CreateDefaultWorkspace: true, NoAudit: true}
+	if backend == "sqlite" {
+		return cfg
+	}
+	flags := scheduleWarehouse(t, backend) // skips (or fails in CI) without the emulator
+	for i := 0; i+1 < len(flags); i++ {
+		switch flags[i] {
+		case "--metastore":
+			cfg.Metastore = flags[i+1]
+		case "--storage":
+			cfg.Storage = flags[i+1]
+		}
+	}
+	return cfg
 }
 
 // runUntilSignal starts cmd and waits until it writes signal: "done" when
