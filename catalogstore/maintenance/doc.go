@@ -75,7 +75,7 @@
 // # Documents
 //
 // Besides the lease, maintenance reads and writes these documents below the
-// dataset document (catalogstore.DatasetDocPath):
+// dataset's incarnation (catalogstore.Dataset.DocRoot):
 //
 //	snapshots/{id}               "expired": true and "expired-at" mark a tombstone
 //	tags/{name}                  "snapshot-id": a tagged snapshot is kept
