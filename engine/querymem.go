@@ -73,3 +73,7 @@ func serverMemoryDefault(cfg Config) int64 {
 	}
 	return budget.DefaultServerLimit()
 }
+
+// MemoryInUse is what the running statements hold of the server's cap
+// (lakesql_server_memory), in bytes.
+func (e *Engine) MemoryInUse() int64 { return e.pool.Used() }
