@@ -48,6 +48,14 @@ func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter
 		return o.buildCachedResults(ctx, n, row)
 	case *plan.Distinct:
 		return o.buildDistinct(ctx, n, row)
+	case *plan.SetOp:
+		return o.buildSetOp(ctx, n, row)
+	case *plan.RecursiveCte:
+		return o.buildRecursiveCte(ctx, n, row)
+	case *plan.Window:
+		return o.buildWindow(ctx, n, row)
+	case *windowInput:
+		return o.buildWindowInput(ctx, n, row)
 	}
 	return nil, nil
 }
