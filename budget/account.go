@@ -21,6 +21,7 @@ type Account struct {
 	closed bool        // the query ended: the pool has what it drew back
 	stop   func() bool // stops the context.AfterFunc of EndWith
 	armed  bool
+	locals map[any]any
 }
 
 // New returns an account with limit bytes; limit <= 0 is unlimited (the
@@ -147,6 +148,27 @@ func (a *Account) Close() {
 	if stop != nil {
 		stop()
 	}
+}
+
+// Local is the query's value for key, made by init on first use: state
+// that operators share across one query and that must not outlive it
+// (a materialised CTE's rows). It lives as long as the account; nil for
+// a nil account.
+func (a *Account) Local(key any, init func() any) any {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v, ok := a.locals[key]
+	if !ok {
+		if a.locals == nil {
+			a.locals = map[any]any{}
+		}
+		v = init()
+		a.locals[key] = v
+	}
+	return v
 }
 
 // EndWith closes the account when ctx ends (the server cancels a

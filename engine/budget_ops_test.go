@@ -80,3 +80,40 @@ func TestQueryBudget_OpsArePlannedAsTested(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedCTE_EvaluatedOnce: a CTE referenced twice (TPC-H Q15's shape)
+// is evaluated once, its rows replayed for the second reference; under a
+// budget its rows do not fit it is evaluated twice, with the same answer;
+// a CTE over RAND() is never shared.
+func TestSharedCTE_EvaluatedOnce(t *testing.T) {
+	e := enginetest.Open(t)
+	conn := e.Connect("root")
+	defer conn.Close()
+	run := embedded(t, e)
+	for _, q := range budgetSetup {
+		if _, err := run(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	const q15 = "WITH r AS (SELECT g, SUM(a) AS s FROM d.t GROUP BY g) " +
+		"SELECT COUNT(*), SUM(r.s) FROM r JOIN (SELECT MAX(s) AS m FROM r) x ON r.s <= x.m"
+	const wide = "WITH r AS (SELECT a, s FROM d.t WHERE g >= 0) " +
+		"SELECT COUNT(*), SUM(r.a) FROM r JOIN (SELECT MAX(a) AS m FROM r) x ON r.a <= x.m"
+	const random = "WITH r AS (SELECT a, RAND() AS x FROM d.t WHERE g = 0) " +
+		"SELECT COUNT(*) FROM r JOIN (SELECT MAX(a) AS m FROM r) x ON r.a <= x.m"
+	plan := enginetest.Render(t, conn, "EXPLAIN ANALYZE "+q15)
+	if got := strings.Count(plan, "never executed"); got == 0 {
+		t.Fatalf("the second reference ran:\n%s", plan)
+	}
+	if plan := enginetest.Render(t, conn, "EXPLAIN ANALYZE "+random); strings.Contains(plan, "never executed") {
+		t.Fatalf("a CTE over RAND() was shared:\n%s", plan)
+	}
+	runScript(t, "shared CTE", run, scriptTest{checks: []check{
+		{query: q15, want: []string{"100|450015000"}},
+		{query: wide, want: []string{"30000|450015000"}},
+		{query: random, want: []string{"300"}},
+		{query: smallBudget},
+		{query: q15, want: []string{"100|450015000"}},
+		{query: wide, want: []string{"30000|450015000"}},
+	}})
+}

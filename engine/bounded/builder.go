@@ -35,7 +35,14 @@ type override struct {
 const checkEvery = 1024
 
 func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	// The query's first build is of its whole plan: find the derived
+	// tables evaluated once (shared.go).
+	shares := o.queryShares(ctx, n)
 	switch n := n.(type) {
+	case *plan.SubqueryAlias:
+		if shares != nil {
+			return o.buildShared(ctx, shares, n)
+		}
 	case *plan.Sort:
 		return o.buildSort(ctx, n, row)
 	case *plan.JoinNode:
