@@ -12,9 +12,10 @@ import (
 // SysVarQueryMemory is the per-query memory budget in bytes, settable per
 // session and globally (SET [GLOBAL] lakesql_query_memory = 1073741824);
 // 0 is unlimited. Its default is Config.QueryMemory, else a quarter of
-// the machine's memory. The hash tables, aggregation tables, sorts and
-// materialised results of a query are charged to it; past it a sort
-// spills to disk and anything else fails with 1038.
+// the machine's memory. The hash tables, aggregation tables, sorts,
+// DISTINCTs, set operations, windows, recursive CTEs and materialised
+// results of a query are charged to it; past it a sort, a row-path hash
+// join and a DISTINCT spill to disk and anything else fails with 1038.
 const SysVarQueryMemory = budget.SysVar
 
 // SysVarServerMemory is the server's memory cap in bytes, global only
