@@ -2,7 +2,9 @@ package bounded
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -84,8 +86,7 @@ func findShared(root sql.Node) map[*plan.SubqueryAlias]*sharedTable {
 		case *plan.BeginEndBlock, *plan.Block, *plan.Loop, *plan.Repeat, *plan.While, *plan.Call, *plan.TriggerExecutor:
 			program = true
 		case *plan.SubqueryAlias:
-			if shareable(x) {
-				key := x.Child.String() + schemaKey(x.Schema())
+			if key, ok := shareKey(x); ok {
 				groups[key] = append(groups[key], x)
 			}
 		}
@@ -106,34 +107,72 @@ func findShared(root sql.Node) map[*plan.SubqueryAlias]*sharedTable {
 	return out
 }
 
-// schemaKey tells apart equal plans typed differently.
-func schemaKey(sch sql.Schema) string {
-	var b strings.Builder
-	for _, c := range sch {
-		b.WriteString("\x00" + c.Name + " " + c.Type.String())
-	}
-	return b.String()
-}
+// gmsPlan is the package of GMS's plan nodes, whose DebugString shows
+// everything that decides their rows (lakesql's vectorised nodes print a
+// summary: two of them over one table may differ in what they push).
+var gmsPlan = reflect.TypeOf(plan.Project{}).PkgPath()
 
-// shareable: the derived table's rows do not depend on where or when it
-// is evaluated in the query.
-func shareable(sa *plan.SubqueryAlias) bool {
+// sameRowsAsChild is a node whose rows are its one child's (lakesql's
+// vectorised nodes keep the plan they replaced as their child): the
+// child's plan identifies them.
+type sameRowsAsChild interface{ SameRowsAsChild() }
+
+// snapshotted is a table read at a snapshot (lakesql's provider tables):
+// equal plans over different snapshots differ.
+type snapshotted interface{ SnapshotID() int64 }
+
+// shareKey is what identifies the rows of a derived table: its plan's
+// debug text (columns, indexes, types, literals), the snapshots of the
+// tables it reads and its schema; false when the derived table cannot be
+// shared: it sees the outer row, is LATERAL, holds a non-deterministic
+// expression or a node that is not GMS's.
+func shareKey(sa *plan.SubqueryAlias) (string, bool) {
 	if sa.OuterScopeVisibility || sa.IsLateral {
-		return false
+		return "", false
 	}
-	det := true
+	var b strings.Builder
+	ok := true
 	walkPlan(sa.Child, func(n sql.Node) {
-		if ex, ok := n.(sql.Expressioner); ok {
-			for _, e := range ex.Expressions() {
-				transform.InspectExpr(e, func(e sql.Expression) bool {
-					if nd, ok := e.(sql.NonDeterministicExpression); ok && nd.IsNonDeterministic() {
-						det = false
-					}
-					return !det
-				})
-			}
+		// A GMS node's debug text covers its children; a replacement's
+		// covers none: its child's does.
+		if _, same := n.(sameRowsAsChild); !same {
+			b.WriteString(sql.DebugString(n))
 		}
 	})
+	for _, c := range sa.Schema() {
+		b.WriteString("\x00" + c.Name + " " + c.Type.String())
+	}
+	walkPlan(sa.Child, func(n sql.Node) {
+		t := reflect.TypeOf(n)
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if _, same := n.(sameRowsAsChild); !same && t.PkgPath() != gmsPlan || same && len(n.Children()) != 1 {
+			ok = false
+		}
+		if rt, isTable := n.(*plan.ResolvedTable); isTable {
+			if st, snap := rt.UnderlyingTable().(snapshotted); snap {
+				fmt.Fprintf(&b, "\x00snapshot %d", st.SnapshotID())
+			}
+		}
+		if ex, isEx := n.(sql.Expressioner); isEx && !deterministic(ex) {
+			ok = false
+		}
+	})
+	return b.String(), ok
+}
+
+// deterministic: none of n's expressions is non-deterministic.
+func deterministic(ex sql.Expressioner) bool {
+	det := true
+	for _, e := range ex.Expressions() {
+		transform.InspectExpr(e, func(e sql.Expression) bool {
+			if nd, ok := e.(sql.NonDeterministicExpression); ok && nd.IsNonDeterministic() {
+				det = false
+			}
+			return !det
+		})
+	}
 	return det
 }
 
