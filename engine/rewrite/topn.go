@@ -229,7 +229,7 @@ func (v *topNScan) Children() []sql.Node { return []sql.Node{v.orig} }
 
 // SameRowsAsChild: the rows are the replaced plan's.
 func (v *topNScan) SameRowsAsChild() {}
-func (v *topNScan) IsReadOnly() bool     { return true }
+func (v *topNScan) IsReadOnly() bool { return true }
 func (v *topNScan) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 1)

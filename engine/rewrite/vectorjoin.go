@@ -266,7 +266,7 @@ func (v *vectorJoin) Children() []sql.Node { return []sql.Node{v.orig} }
 
 // SameRowsAsChild: the rows are the replaced plan's.
 func (v *vectorJoin) SameRowsAsChild() {}
-func (v *vectorJoin) IsReadOnly() bool     { return true }
+func (v *vectorJoin) IsReadOnly() bool { return true }
 
 // String shows the replaced plan too: it runs the build sides, and runs
 // whole on fallback.
