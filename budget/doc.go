@@ -8,9 +8,11 @@
 // lets go. A charge that would take the query past its limit fails with
 // an *ExceededError (errors.Is ErrExceeded) and charges nothing: the
 // operator then spills to disk where it can, or fails the query with that
-// error. Nothing is global: the Account lives and dies with the query's
-// context, so a failed query leaves no charge behind and other sessions
-// never see it.
+// error. The Account lives and dies with the query's context, so a failed
+// query leaves no charge behind. Every Account of a server draws what it
+// charges from the server's Pool as well (lakesql_server_memory), so
+// concurrent queries together stay under the server's cap; the query's
+// end (Close) gives back what its operators still hold.
 //
 // Sizes are estimates of the Go heap an operator's structures occupy
 // (headers, values, hash-table slots), not measurements; they are close

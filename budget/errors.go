@@ -20,9 +20,16 @@ type ExceededError struct {
 	Limit int64  // the query's budget in bytes
 	Used  int64  // what the query held when it asked
 	Want  int64  // what it asked for
+	// Server: the server's cap (lakesql_server_memory) was reached, not
+	// the query's own budget; Limit and Used are then the server's.
+	Server bool
 }
 
 func (e *ExceededError) Error() string {
+	if e.Server {
+		return fmt.Sprintf("%v: %s needs more memory than the server has left: running queries hold %d of the %d bytes %s allows (asked for %d more); retry when they finish, or raise it with SET GLOBAL %s = <bytes>",
+			ErrExceeded, e.Op, e.Used, e.Limit, ServerSysVar, e.Want, ServerSysVar)
+	}
 	return fmt.Sprintf("%v: %s needs more than the %d bytes %s allows (the query holds %d and asked for %d more); raise it with SET %s = <bytes>",
 		ErrExceeded, e.Op, e.Limit, SysVar, e.Used, e.Want, SysVar)
 }

@@ -14,6 +14,11 @@ const fallbackMemory = 4 << 30
 // process may use (the machine's, or its cgroup's limit when lower).
 func DefaultLimit() int64 { return SystemMemory() / 4 }
 
+// DefaultServerLimit is the default server cap (lakesql_server_memory):
+// half of the memory the process may use, leaving the rest to the Go
+// runtime's overhead, caches and the OS.
+func DefaultServerLimit() int64 { return SystemMemory() / 2 }
+
 // SystemMemory is the memory the process may use in bytes: MemTotal from
 // /proc/meminfo, lowered to the cgroup's memory limit when one is set
 // (containers), or 4 GiB where neither can be read.

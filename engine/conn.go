@@ -114,7 +114,7 @@ func (c *Conn) Exec(ctx context.Context, query string) error {
 // newContext makes a context per statement: GMS fixes NOW() when the
 // context is made.
 func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
-	sctx := newQueryContext(ctx, sql.WithSession(c.sess), sql.WithQuery(query),
+	sctx := c.e.newQueryContext(ctx, sql.WithSession(c.sess), sql.WithQuery(query),
 		sql.WithProcessList(c.e.gms.ProcessList), sql.WithMemoryManager(c.e.gms.MemoryManager))
 	sctx.SetCurrentDatabase(c.sess.BaseSession.GetCurrentDatabase())
 	return sctx
@@ -137,6 +137,7 @@ func (c *Conn) runStatement(ctx context.Context, query string, parsed sqlparser.
 
 func (c *Conn) run(ctx context.Context, query string, parsed sqlparser.Statement) (_ Result, err error) {
 	sctx := c.newContext(ctx, query)
+	defer endQuery(sctx)
 	defer c.sess.ScopeFileFunctions(false) // the stand-in database ends with the statement
 	c.e.running.Add(1)
 	defer c.e.running.Add(-1)

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/catalogstore"
 	"github.com/lakesql/lakesql/provider"
 	"github.com/lakesql/lakesql/sqlerr"
@@ -48,6 +49,9 @@ func enforceEgress(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 type guardedBuilder struct{ inner sql.NodeExecBuilder }
 
 func (b guardedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	// On the wire the statement's context is cancelled when it is done:
+	// its budget then gives back to the server what it still holds.
+	budget.From(ctx).EndWith(ctx)
 	if s, ok := ctx.Session.(*Session); ok {
 		s.ScopeFileFunctions(false) // planned: the stand-in database ends here
 	}

@@ -86,6 +86,10 @@ type Config struct {
 	// global lakesql_query_memory; 0: a quarter of the machine's memory,
 	// read once here). Sessions may change theirs.
 	QueryMemory int64
+	// ServerMemory is the server's memory cap in bytes, which every
+	// query's budget draws from (the global lakesql_server_memory; 0:
+	// half of the machine's memory).
+	ServerMemory int64
 	// SpillDir is where sorts past the budget write their runs (empty:
 	// the OS's temporary folder).
 	SpillDir string
@@ -117,6 +121,8 @@ type Engine struct {
 	// in GMS's process list); releaser returns idle heap to the OS.
 	running  atomic.Int64
 	releaser *memReleaser
+	// pool is the server's memory cap all query budgets draw from.
+	pool *budget.Pool
 }
 
 // Open opens the stores named by cfg and assembles the engine.
@@ -130,7 +136,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Workspace == "" {
 		cfg.Workspace = DefaultWorkspace
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger}
+	e := &Engine{cfg: cfg, log: cfg.Logger, pool: budget.NewPool(serverMemoryDefault(cfg))}
 	ms, err := openMeta(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -309,6 +315,8 @@ func initVariables(cfg Config) {
 			Type: types.NewSystemBoolType(rewrite.SysVarStatsCoster), Default: int8(1)},
 		{Name: SysVarQueryMemory, Scope: both, Dynamic: true,
 			Type: types.NewSystemIntType(SysVarQueryMemory, 0, 1<<62, false), Default: queryMemoryDefault(cfg)},
+		{Name: SysVarServerMemory, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
+			Type: types.NewSystemIntType(SysVarServerMemory, 0, 1<<62, false), Default: serverMemoryDefault(cfg)},
 	} {
 		// The registry is process-wide: a second engine finds them there.
 		if _, _, ok := sql.SystemVariables.GetGlobal(v.Name); !ok {
@@ -320,6 +328,9 @@ func initVariables(cfg Config) {
 	// (the registry is shared: the first engine registered the default).
 	if cfg.QueryMemory > 0 {
 		_ = sql.SystemVariables.AssignValues(map[string]any{SysVarQueryMemory: cfg.QueryMemory})
+	}
+	if cfg.ServerMemory > 0 {
+		_ = sql.SystemVariables.AssignValues(map[string]any{SysVarServerMemory: cfg.ServerMemory})
 	}
 	// MySQL 8's max_allowed_packet (GMS starts at 1 GiB), unless a SET
 	// GLOBAL in this process chose otherwise.

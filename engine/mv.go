@@ -197,6 +197,7 @@ func (s *Session) RunSQL(ctx *sql.Context, query string) error {
 	sub := e.subSession(s.Client(), s.CurrentWorkspace(), ctx.GetCurrentDatabase())
 	defer e.gms.CloseSession(sub.ID())
 	sctx := e.queryContext(ctx, sub, query)
+	defer endQuery(sctx)
 	_, iter, _, err := e.gms.Query(sctx, query)
 	if err != nil {
 		return err
@@ -239,7 +240,7 @@ func (e *Engine) subSession(client sql.Client, ws, db string) *Session {
 }
 
 func (e *Engine) queryContext(ctx context.Context, s *Session, query string) *sql.Context {
-	sctx := newQueryContext(ctx, sql.WithSession(s), sql.WithQuery(query),
+	sctx := e.newQueryContext(ctx, sql.WithSession(s), sql.WithQuery(query),
 		sql.WithProcessList(e.gms.ProcessList), sql.WithMemoryManager(e.gms.MemoryManager))
 	sctx.SetCurrentDatabase(s.GetCurrentDatabase())
 	return sctx
@@ -407,6 +408,7 @@ func (e *Engine) refreshOnce(ctx context.Context, id catalogstore.Ident, client 
 	sess := e.subSession(client, ws, mv.SQLDatabase)
 	defer e.gms.CloseSession(sess.ID())
 	sctx := e.queryContext(ctx, sess, mv.SQL)
+	defer endQuery(sctx)
 	if err := e.checkRefreshRights(sctx, id, sources, ws); err != nil {
 		return err
 	}

@@ -100,6 +100,7 @@ func exportParquet(ctx *sql.Context, s *Session, source, path string, overwrite 
 	sub := e.subSession(s.Client(), s.CurrentWorkspace(), ctx.GetCurrentDatabase())
 	defer e.gms.CloseSession(sub.ID())
 	sctx := e.queryContext(ctx, sub, q)
+	defer endQuery(sctx)
 	sch, iter, _, err := e.gms.Query(sctx, q)
 	if err != nil {
 		return 0, err

@@ -95,7 +95,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		// instead of the connection.
 		return mysqlfix.MidResult{Handler: h, Log: e.log}, err
 	}
-	s, err := server.NewServerWithHandler(sc, e.gms, newQueryContext, e.sessionBuilder, nil, wrap)
+	s, err := server.NewServerWithHandler(sc, e.gms, e.newQueryContext, e.sessionBuilder, nil, wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start server on %s: %w", cfg.Addr, err)
 	}

@@ -115,6 +115,10 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			if ct, ok := r.createTableSelect(x); ok {
 				return ct, transform.NewTree, nil
 			}
+		case *plan.Sort:
+			if s, ok := r.sortByName(x); ok {
+				return s, transform.NewTree, nil
+			}
 		}
 		return out, same, nil
 	})

@@ -19,6 +19,9 @@ const (
 	// envQueryMemory is the default per-query memory budget
 	// (lakesql_query_memory) in MiB; unset: a quarter of the machine's.
 	envQueryMemory = "LAKESQL_QUERY_MEMORY_MB"
+	// envServerMemory is the server's memory cap all query budgets draw
+	// from (lakesql_server_memory) in MiB; unset: half the machine's.
+	envServerMemory = "LAKESQL_SERVER_MEMORY_MB"
 	// envSpillDir is where sorts past the budget write their runs.
 	envSpillDir = "LAKESQL_SPILL_DIR"
 )
@@ -33,6 +36,8 @@ type envSettings struct {
 	// temporary folder).
 	queryMemory int64
 	spillDir    string
+	// serverMemory in bytes (0: the default).
+	serverMemory int64
 }
 
 // readEnv reads the settings through getenv (os.Getenv; a map in tests).
@@ -43,6 +48,9 @@ func readEnv(getenv func(string) string) (envSettings, error) {
 		return s, err
 	}
 	if s.queryMemory, err = mebibytes(getenv, envQueryMemory); err != nil {
+		return s, err
+	}
+	if s.serverMemory, err = mebibytes(getenv, envServerMemory); err != nil {
 		return s, err
 	}
 	s.jobs = jobs.Config{

@@ -13,8 +13,8 @@ func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// TestReadEnv_MemoryBudgets: LAKESQL_COMPACTION_RAM_MB and
-// LAKESQL_QUERY_MEMORY_MB are MiB; a value that is not a positive number
+// TestReadEnv_MemoryBudgets: LAKESQL_COMPACTION_RAM_MB,
+// LAKESQL_QUERY_MEMORY_MB and LAKESQL_SERVER_MEMORY_MB are MiB; a value that is not a positive number
 // is refused, naming the variable.
 func TestReadEnv_MemoryBudgets(t *testing.T) {
 	for _, c := range []struct {
@@ -23,6 +23,7 @@ func TestReadEnv_MemoryBudgets(t *testing.T) {
 	}{
 		{envCompactionRAM, func(s envSettings) int64 { return s.compactionMemory }},
 		{envQueryMemory, func(s envSettings) int64 { return s.queryMemory }},
+		{envServerMemory, func(s envSettings) int64 { return s.serverMemory }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, bad := range []string{"lots", "0", "-3"} {

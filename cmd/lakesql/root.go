@@ -69,7 +69,7 @@ func (g *globalFlags) open(ctx context.Context, stderr io.Writer) (*engine.Engin
 		CreateDefaultWorkspace: g.workspace == "", Logger: logger, NoAudit: lvl > slog.LevelInfo,
 		Auth: g.auth, ReadOnly: g.readOnly, AllowNewMetastore: g.allowNewMetastore, SecureFilePriv: g.secureFilePriv,
 		RootPassword: env.rootPassword, CompactionMemory: env.compactionMemory, Jobs: env.jobs,
-		QueryMemory: env.queryMemory, SpillDir: env.spillDir,
+		QueryMemory: env.queryMemory, ServerMemory: env.serverMemory, SpillDir: env.spillDir,
 	}
 	e, err := engine.Open(ctx, cfg)
 	if err != nil {

@@ -35,7 +35,14 @@ type override struct {
 const checkEvery = 1024
 
 func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	// The query's first build is of its whole plan: find the derived
+	// tables evaluated once (shared.go).
+	shares := o.queryShares(ctx, n)
 	switch n := n.(type) {
+	case *plan.SubqueryAlias:
+		if shares != nil {
+			return o.buildShared(ctx, shares, n)
+		}
 	case *plan.Sort:
 		return o.buildSort(ctx, n, row)
 	case *plan.JoinNode:
@@ -48,6 +55,14 @@ func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter
 		return o.buildCachedResults(ctx, n, row)
 	case *plan.Distinct:
 		return o.buildDistinct(ctx, n, row)
+	case *plan.SetOp:
+		return o.buildSetOp(ctx, n, row)
+	case *plan.RecursiveCte:
+		return o.buildRecursiveCte(ctx, n, row)
+	case *plan.Window:
+		return o.buildWindow(ctx, n, row)
+	case *windowInput:
+		return o.buildWindowInput(ctx, n, row)
 	}
 	return nil, nil
 }

@@ -15,10 +15,22 @@
 //     hash join: both sides partitioned to disk by key hash and joined a
 //     partition at a time.
 //   - groupby.go: GROUP BY charges every group it creates.
-//   - distinct.go: DISTINCT charges every row hash it remembers.
 //   - cached.go: a materialised subquery (plan.CachedResults) charges what
 //     it caches; past the budget it stops caching and re-runs its child,
 //     as GMS does when its memory manager runs out.
+//   - distinct.go: DISTINCT (plan.Distinct, and the set operations')
+//     charges every row hash it remembers; past the budget it partitions
+//     the rest of its input to disk by hash and makes each partition
+//     distinct in turn.
+//   - setop.go: UNION / INTERSECT / EXCEPT; INTERSECT's and EXCEPT's
+//     counts of the right side are charged (past the budget: fail).
+//   - window.go: a window function's input, which GMS keeps whole, is
+//     charged as it is read (past the budget: fail).
+//   - recursive.go: a recursive CTE's working table, next iteration and
+//     remembered hashes are charged (past the budget: fail).
+//   - shared.go: equal derived tables of one query (a CTE referenced
+//     twice) are evaluated once and replayed, charged; past the budget
+//     each use runs again.
 //
 // Every build loop checks the query's context, so KILL QUERY stops it.
 package bounded

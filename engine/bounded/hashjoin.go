@@ -335,6 +335,14 @@ type partitions struct {
 	cause error // the budget error that made the join spill
 	seed  maphash.Seed
 	files [2][]*partFile
+	op    string // the spilling operator, for errors (empty: "hash join")
+}
+
+func (p *partitions) opName() string {
+	if p.op == "" {
+		return "hash join"
+	}
+	return p.op
 }
 
 type partFile struct {
@@ -368,7 +376,7 @@ func (p *partitions) add(side int, key any, r sql.Row) error {
 	if pf == nil {
 		f, err := os.CreateTemp(p.dir, "lakesql-join-*.part")
 		if err != nil {
-			return fmt.Errorf("spill hash join: %w", err)
+			return fmt.Errorf("spill %s: %w", p.opName(), err)
 		}
 		_ = os.Remove(f.Name())
 		pf = &partFile{f: f, enc: encoder{w: bufio.NewWriterSize(f, partBuf)}}
@@ -376,9 +384,9 @@ func (p *partitions) add(side int, key any, r sql.Row) error {
 	}
 	if err := pf.enc.row(r); err != nil {
 		if errors.Is(err, errUnspillable) {
-			return fmt.Errorf("%w; the hash join cannot spill to disk: %v", p.cause, err)
+			return fmt.Errorf("%w; the %s cannot spill to disk: %v", p.cause, p.opName(), err)
 		}
-		return fmt.Errorf("spill hash join: %w", err)
+		return fmt.Errorf("spill %s: %w", p.opName(), err)
 	}
 	return nil
 }
@@ -390,10 +398,10 @@ func (p *partitions) finish(side int) error {
 			continue
 		}
 		if err := pf.enc.w.Flush(); err != nil {
-			return fmt.Errorf("spill hash join: %w", err)
+			return fmt.Errorf("spill %s: %w", p.opName(), err)
 		}
 		if _, err := pf.f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("spill hash join: %w", err)
+			return fmt.Errorf("spill %s: %w", p.opName(), err)
 		}
 	}
 	return nil

@@ -108,32 +108,62 @@ func TestCachedResults_StopsCachingPastTheBudget(t *testing.T) {
 	}
 }
 
-// TestDistinct_ChargesWhatItRemembers: DISTINCT answers GMS's rows
-// (first of each, in order) within the budget and fails past it.
-func TestDistinct_ChargesWhatItRemembers(t *testing.T) {
+// TestDistinct_SpillsPastTheBudget: DISTINCT answers GMS's rows (first
+// of each, in order) within the budget; past it, it partitions to disk
+// and still gives every distinct row once; a budget too small for the
+// partitions' buffers fails with the budget error. Nothing stays charged.
+func TestDistinct_SpillsPastTheBudget(t *testing.T) {
 	var rows []sql.Row
-	for i := 0; i < 6000; i++ {
-		rows = append(rows, sql.Row{int64(i % 3000), "x"})
+	for i := 0; i < 12000; i++ {
+		rows = append(rows, sql.Row{int64(i*7919) % 6000, "x"})
 	}
 	for _, c := range []struct {
 		name    string
 		limit   int64
 		wantErr bool
+		ordered bool
 	}{
-		{"fits", 1 << 20, false},
-		{"past the budget", 64 << 10, true},
+		{"fits", 1 << 20, false, true},
+		{"spills", 160 << 10, false, false},
+		{"spills again", 72 << 10, false, false},
+		{"too small to spill", 16 << 10, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := budgetContext(c.limit)
 			acct := budget.From(ctx)
-			d := &distinctIter{child: sql.RowsToRowIter(rows...), seen: map[uint64]struct{}{}, charge: acct.NewCharge("distinct")}
-			n, err := drainIter(ctx, d)
-			d.Close(ctx)
-			if c.wantErr != errors.Is(err, budget.ErrExceeded) || !c.wantErr && (err != nil || n != 3000) {
-				t.Fatalf("%d rows, err %v", n, err)
+			d := newDistinct(ctx, sql.RowsToRowIter(rows...), t.TempDir())
+			var got []int64
+			var err error
+			for {
+				var r sql.Row
+				if r, err = d.Next(ctx); err != nil {
+					break
+				}
+				got = append(got, r[0].(int64))
 			}
+			spilled := d.parts != nil
+			d.Close(ctx)
 			if acct.Used() != 0 {
 				t.Fatalf("%d bytes charged after Close", acct.Used())
+			}
+			if c.wantErr {
+				if !errors.Is(err, budget.ErrExceeded) {
+					t.Fatalf("%d rows, err %v", len(got), err)
+				}
+				return
+			}
+			if !errors.Is(err, io.EOF) || len(got) != 6000 {
+				t.Fatalf("%d rows, err %v", len(got), err)
+			}
+			seen := map[int64]bool{}
+			for i, v := range got {
+				if seen[v] || c.ordered && v != rows[i][0].(int64) {
+					t.Fatalf("row %d: %d out of place", i, v)
+				}
+				seen[v] = true
+			}
+			if c.ordered == spilled {
+				t.Fatalf("spilled %t", spilled)
 			}
 		})
 	}

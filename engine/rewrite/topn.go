@@ -226,7 +226,10 @@ func (v *topNScan) Resolved() bool       { return true }
 func (v *topNScan) String() string       { return fmt.Sprintf("TopNScan(%s)", v.table) }
 func (v *topNScan) Schema() sql.Schema   { return v.schema }
 func (v *topNScan) Children() []sql.Node { return []sql.Node{v.orig} }
-func (v *topNScan) IsReadOnly() bool     { return true }
+
+// SameRowsAsChild: the rows are the replaced plan's.
+func (v *topNScan) SameRowsAsChild() {}
+func (v *topNScan) IsReadOnly() bool { return true }
 func (v *topNScan) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 1)

@@ -243,7 +243,11 @@ func (v *vectorAgg) Schema() sql.Schema { return v.schema }
 // (execution indexes) prepare it for the fallback; RowIter runs it only on
 // scan.ErrOverflow.
 func (v *vectorAgg) Children() []sql.Node { return []sql.Node{v.rowPath} }
-func (v *vectorAgg) IsReadOnly() bool     { return true }
+
+// SameRowsAsChild marks a node whose rows are its child's (the plan it
+// replaced): plans are compared by that child (bounded's shared tables).
+func (v *vectorAgg) SameRowsAsChild() {}
+func (v *vectorAgg) IsReadOnly() bool { return true }
 func (v *vectorAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 1)

@@ -263,7 +263,10 @@ var _ sql.ExecSourceRel = (*vectorJoin)(nil)
 func (v *vectorJoin) Resolved() bool       { return true }
 func (v *vectorJoin) Schema() sql.Schema   { return v.schema }
 func (v *vectorJoin) Children() []sql.Node { return []sql.Node{v.orig} }
-func (v *vectorJoin) IsReadOnly() bool     { return true }
+
+// SameRowsAsChild: the rows are the replaced plan's.
+func (v *vectorJoin) SameRowsAsChild() {}
+func (v *vectorJoin) IsReadOnly() bool { return true }
 
 // String shows the replaced plan too: it runs the build sides, and runs
 // whole on fallback.
