@@ -305,8 +305,6 @@ func initVariables(cfg Config) {
 			Type: types.NewSystemStringType(SysVarWorkspace), Default: ""},
 		{Name: provider.SysVarDeferredStats, Scope: both, Dynamic: true,
 			Type: types.NewSystemBoolType(provider.SysVarDeferredStats), Default: int8(0)},
-		{Name: rewrite.SysVarJoinBuildRows, Scope: both, Dynamic: true,
-			Type: types.NewSystemIntType(rewrite.SysVarJoinBuildRows, 0, 1<<40, false), Default: int64(rewrite.DefaultJoinBuildRows)},
 		{Name: rewrite.SysVarDecorrelate, Scope: both, Dynamic: true,
 			Type: types.NewSystemBoolType(rewrite.SysVarDecorrelate), Default: int8(1)},
 		{Name: rewrite.SysVarJoinRewrites, Scope: both, Dynamic: true,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/lakesql/lakesql/budget"
 	"github.com/lakesql/lakesql/catalogstore/datafile"
 	"github.com/lakesql/lakesql/catalogstore/manifest"
 	"github.com/lakesql/lakesql/catalogstore/schema"
@@ -26,6 +26,7 @@ type CollectPlan struct {
 	agg  *AggPlan // the filters and the fields read
 	out  []int    // record column per output column
 	cols []schema.Column
+	part *collectPart // nil: every matching row
 }
 
 // CompileCollect builds the plan for filters (conjuncts of column op
@@ -51,14 +52,13 @@ func CompileCollect(s *schema.Schema, filters []sql.Expression, fields []int) (*
 	return cp, true
 }
 
-// errOverLimit stops a Collect past its row limit.
-var errOverLimit = errors.New("collect: over the row limit")
-
 // Collect reads the rows matching the filters, pruning files, row groups
 // and pages like AggPlan.Run, and returns their output fields as one
-// record, in scan order; ok is false (and nothing is returned) when more
-// than limit rows match.
-func (cp *CollectPlan) Collect(ctx context.Context, in AggInput, limit int64) (rec arrow.Record, st Stats, ok bool, err error) {
+// record, in scan order, charged to charge; ok is false when the files
+// hold a column in different Arrow types. When the rows do not fit the
+// query's memory budget it returns the budget's error (errors.Is
+// budget.ErrExceeded) and holds nothing.
+func (cp *CollectPlan) Collect(ctx context.Context, in AggInput, charge *budget.Charge) (rec arrow.Record, st Stats, ok bool, err error) {
 	p := cp.agg
 	defer in.Profile.start(true)()
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
@@ -68,21 +68,25 @@ func (cp *CollectPlan) Collect(ctx context.Context, in AggInput, limit int64) (r
 	par, _, src := in.resources()
 	work := units(ctx, src, files, par)
 	parts := make([][]arrow.Record, len(work))
+	// Each unit charges what it takes (a Charge is one worker's); the
+	// record concatenated from them is charge's.
+	taken := make([]*budget.Charge, len(work))
 	defer func() {
-		for _, recs := range parts {
+		for i, recs := range parts {
 			for _, r := range recs {
 				r.Release()
 			}
+			taken[i].Close()
 		}
 	}()
 	fst := make([]Stats, len(work))
-	var rows atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
 	for i, u := range work {
+		taken[i] = budget.From(ctx).NewCharge("hash join build")
 		goSafe(g, func() error {
 			var err error
-			parts[i], fst[i], err = cp.collectUnit(gctx, src, files[u.file].Path, u, files, &rows, limit)
+			parts[i], fst[i], err = cp.collectUnit(gctx, src, files[u.file].Path, u, files, taken[i])
 			return err
 		})
 	}
@@ -90,20 +94,24 @@ func (cp *CollectPlan) Collect(ctx context.Context, in AggInput, limit int64) (r
 	for i := range fst {
 		st.add(fst[i])
 	}
-	if errors.Is(err, errOverLimit) {
-		return nil, st, false, nil
-	}
 	if err != nil {
+		return nil, st, false, err
+	}
+	var n int64
+	for _, c := range taken {
+		n += c.Held()
+	}
+	if err := charge.Grow(n); err != nil { // the concatenated copy
 		return nil, st, false, err
 	}
 	rec, ok = cp.concat(parts)
 	return rec, st, ok, nil
 }
 
-// collectUnit reads one unit's matching rows, each batch's output
-// columns taken into memory of their own (the batch's buffers are
-// recycled).
-func (cp *CollectPlan) collectUnit(ctx context.Context, src source, path string, u unit, files []manifest.DataFile, rows *atomic.Int64, limit int64) ([]arrow.Record, Stats, error) {
+// collectUnit reads one unit's matching rows (of cp's partition, if
+// any), each batch's output columns taken into memory of their own (the
+// batch's buffers are recycled) and charged to charge.
+func (cp *CollectPlan) collectUnit(ctx context.Context, src source, path string, u unit, files []manifest.DataFile, charge *budget.Charge) ([]arrow.Record, Stats, error) {
 	p := cp.agg
 	r, st, err := p.openPruned(ctx, src, files[u.file], datafile.ReadOptions{RowGroups: u.rgs})
 	if err != nil {
@@ -112,6 +120,7 @@ func (cp *CollectPlan) collectUnit(ctx context.Context, src source, path string,
 	defer r.Close()
 	var out []arrow.Record
 	var sel []int32
+	hasher := cp.part.hasher()
 	for {
 		batch, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -119,22 +128,22 @@ func (cp *CollectPlan) collectUnit(ctx context.Context, src source, path string,
 		}
 		if err == nil {
 			sel = selectColumns(batch, p.cpreds, selectRows(batch, p.vpreds, sel))
+			sel = cp.part.keep(hasher, batch, sel)
 			var taken arrow.Record
-			if rows.Add(int64(len(sel))) > limit {
-				err = errOverLimit
-			} else if len(sel) > 0 {
+			if len(sel) > 0 {
 				taken, err = cp.take(ctx, batch, sel)
 			}
 			batch.Release()
 			if taken != nil {
 				out = append(out, taken)
+				err = charge.Grow(RecordBytes(taken))
 			}
 		}
 		if err != nil {
 			for _, r := range out {
 				r.Release()
 			}
-			if errors.Is(err, errOverLimit) {
+			if errors.Is(err, budget.ErrExceeded) {
 				return nil, st, err
 			}
 			return nil, Stats{}, fmt.Errorf("read %s: %w", path, err)

@@ -352,19 +352,44 @@ func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, builds []arrow.Reco
 	if len(builds) != len(jp.stages) {
 		return nil, Stats{}, fmt.Errorf("join has %d build sides, want %d", len(builds), len(jp.stages))
 	}
-	// The build indexes: key tables, chains and groups, some 40 bytes a
-	// row (the build records are their caller's to charge).
+	out := jp.newOutput(ctx)
+	defer out.charge.Close()
+	st, err := jp.pass(ctx, in, builds, nil, out)
+	if err != nil {
+		return nil, st, err
+	}
+	return out.rows(), st, nil
+}
+
+// newOutput is the partial every pass of a run merges into.
+func (jp *JoinAggPlan) newOutput(ctx context.Context) *partial {
+	out := jp.agg.newPartial(ctx)
+	if len(jp.agg.groupBy) == 0 {
+		out.group0()
+	}
+	return out
+}
+
+// BuildIndexBytes is what the index of one build row holds: key tables,
+// chains and groups.
+const BuildIndexBytes = 40
+
+// pass probes in's files through the build sides and aggregates into
+// out; cut, if set, lets on at its side only the tuples of its hash
+// partition (builds holds that partition of the side).
+func (jp *JoinAggPlan) pass(ctx context.Context, in AggInput, builds []arrow.Record, cut *joinCut, out *partial) (Stats, error) {
+	// The build indexes (the build records are their caller's to charge).
 	charge := budget.From(ctx).NewCharge("hash join build")
 	defer charge.Close()
 	bs := make([]*joinBuild, len(builds))
 	empty := false
 	for s, rec := range builds {
-		if err := charge.Grow(40 * rec.NumRows()); err != nil {
-			return nil, Stats{}, err
+		if err := charge.Grow(BuildIndexBytes * rec.NumRows()); err != nil {
+			return Stats{}, err
 		}
 		b, err := jp.prepare(s, rec)
 		if err != nil {
-			return nil, Stats{}, err
+			return Stats{}, err
 		}
 		bs[s] = b
 		switch k := jp.stages[s].kind; {
@@ -378,9 +403,9 @@ func (jp *JoinAggPlan) Run(ctx context.Context, in AggInput, builds []arrow.Reco
 	if empty || !match { // no probe row can match: read nothing
 		in.Files = nil
 	}
-	return agg.run(ctx, in, func(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator) (*partial, Stats, error) {
-		return jp.runFile(ctx, agg, src, f, rgs, ev, bs)
-	})
+	return agg.runInto(ctx, in, func(ctx context.Context, src source, f manifest.DataFile, rgs []int, ev *evaluator) (*partial, Stats, error) {
+		return jp.runFile(ctx, agg, src, f, rgs, ev, bs, cut)
+	}, out)
 }
 
 // joinBuild is a build side indexed by join key.
@@ -500,13 +525,14 @@ func (t *groupTable) find(batch []keyVals, h []uint64, out []int32) []int32 {
 	return out
 }
 
-func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f manifest.DataFile, rgs []int, ev *evaluator, bs []*joinBuild) (*partial, Stats, error) {
+func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f manifest.DataFile, rgs []int, ev *evaluator, bs []*joinBuild, cut *joinCut) (*partial, Stats, error) {
 	r, st, err := p.openPruned(ctx, src, f, datafile.ReadOptions{RowGroups: rgs})
 	if err != nil {
 		return nil, Stats{}, err
 	}
 	defer r.Close()
 	pr := jp.newProber(ctx, p, bs, ev)
+	pr.cut = cut
 	var sel []int32
 	for {
 		if err := ctx.Err(); err != nil { // KILL QUERY

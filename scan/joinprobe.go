@@ -38,6 +38,9 @@ type prober struct {
 	// (-1: none yet): a partial holds only groups some tuple falls in,
 	// as the row path's GroupBy does.
 	local []int32
+	// cut, in a partitioned run's pass, drops the tuples of other
+	// partitions at its side.
+	cut *joinCut
 }
 
 func (jp *JoinAggPlan) newProber(ctx context.Context, p *AggPlan, bs []*joinBuild, ev *evaluator) *prober {
@@ -110,7 +113,11 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 		}
 		return r
 	}
+	cut := pr.cut != nil && pr.cut.side == s
 	for t, g := range in.match {
+		if cut && !pr.cut.holds(in, t) {
+			continue // another pass joins it
+		}
 		r := int32(-1) // an anti side's row: none
 		switch st.kind {
 		case JoinInner, JoinSemi:

@@ -393,6 +393,22 @@ func (src source) open(ctx context.Context, f manifest.DataFile, s *schema.Schem
 
 // run is Run with each file aggregated by runFile.
 func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]sql.Row, Stats, error) {
+	out := p.newPartial(ctx)
+	defer out.charge.Close()
+	if len(p.groupBy) == 0 {
+		out.group0()
+	}
+	st, err := p.runInto(ctx, in, runFile, out)
+	if err != nil {
+		return nil, st, err
+	}
+	return out.rows(), st, nil
+}
+
+// runInto aggregates in's files into out, a partial of p or of a plan
+// with the same groups and aggregates (a partitioned join's passes all
+// merge into one).
+func (p *AggPlan) runInto(ctx context.Context, in AggInput, runFile fileRunner, out *partial) (Stats, error) {
 	defer in.Profile.start(true)()
 	files := pruneWith(in.Prune, in.Files, in.Specs, p.preds)
 	in.Profile.pruned(in.Files, files, in.Specs, p.preds)
@@ -437,27 +453,22 @@ func (p *AggPlan) run(ctx context.Context, in AggInput, runFile fileRunner) ([]s
 		}
 	}()
 	if err := g.Wait(); err != nil {
-		return nil, st, err
+		return st, err
 	}
 	for _, pt := range parts {
 		if pt.rejected() {
-			return nil, st, fmt.Errorf("%w: an aggregate met a value GMS's row path rejects", ErrOverflow)
+			return st, fmt.Errorf("%w: an aggregate met a value GMS's row path rejects", ErrOverflow)
 		}
-	}
-	out := p.newPartial(ctx)
-	defer out.charge.Close()
-	if len(p.groupBy) == 0 {
-		out.group0()
 	}
 	for i, pt := range parts {
 		st.add(fst[i])
 		out.mergeFrom(pt)
 		pt.charge.Close() // merged: its groups are out's now
 		if out.err != nil {
-			return nil, st, out.err
+			return st, out.err
 		}
 	}
-	return out.rows(), st, nil
+	return st, nil
 }
 
 // runFile aggregates row groups rgs of a file (nil: all), pruning them by

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,13 +22,6 @@ import (
 	"github.com/lakesql/lakesql/scan"
 	"github.com/lakesql/lakesql/sqlerr"
 )
-
-// SysVarJoinBuildRows bounds the build-side rows a vectorised join holds
-// in memory: beyond it the query runs on GMS's row path.
-const SysVarJoinBuildRows = "lakesql_join_build_rows"
-
-// DefaultJoinBuildRows is SysVarJoinBuildRows' default.
-const DefaultJoinBuildRows = 4 << 20
 
 // vectorizeJoin replaces GroupBy(Filter?(inner equi-join tree)) at the
 // top scope, whose inputs are single tables (under an optional alias and
@@ -299,38 +293,67 @@ func (v *vectorJoin) WithChildren(children ...sql.Node) (sql.Node, error) {
 }
 
 // RowIter builds the hash tables, probes the table and aggregates, or
-// runs the replaced plan when a build side is too large, holds a value
-// scan would not store exactly, or the data needs the row path
-// (scan.ErrOverflow).
+// runs the replaced plan when a build side holds a value scan would not
+// store exactly, or the data needs the row path (scan.ErrOverflow). The
+// build sides are charged to the query's memory budget: the first read
+// on vectors that does not fit is joined a hash partition at a time
+// (scan.RunPartitioned); any other that does not fit runs the replaced
+// plan, whose row-path joins spill or fail within the budget.
 func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	builds := make([]arrow.Record, 0, len(v.builds))
+	builds := make([]arrow.Record, len(v.builds))
 	defer func() {
 		for _, b := range builds {
-			b.Release()
+			if b != nil {
+				b.Release()
+			}
 		}
 	}()
-	limit := joinBuildRows(ctx)
-	// The build records are charged while the query holds them.
-	charge := budget.From(ctx).NewCharge("hash join build")
-	defer charge.Close()
-	for _, b := range v.builds {
-		rec, ok, err := v.buildRecord(ctx, b, row, limit)
-		if err != nil {
-			return nil, err
+	// Each side's record and index are charged while it is built; the
+	// index is given back before Run, which charges it again.
+	var charges []*budget.Charge
+	defer func() {
+		for _, c := range charges {
+			c.Close()
 		}
-		if !ok {
+	}()
+	index := budget.From(ctx).NewCharge("hash join build")
+	defer index.Close()
+	parted := -1
+	for s, b := range v.builds {
+		charge := budget.From(ctx).NewCharge("hash join build")
+		charges = append(charges, charge)
+		rec, ok, err := v.buildRecord(ctx, b, row, charge)
+		if err == nil && ok {
+			if err = index.Grow(scan.BuildIndexBytes * rec.NumRows()); err != nil {
+				rec.Release()
+				charge.Close()
+			}
+		}
+		switch {
+		case errors.Is(err, budget.ErrExceeded) && parted < 0 && b.collect != nil && v.plan.Partitionable(s):
+			parted = s
+			continue
+		case errors.Is(err, budget.ErrExceeded):
+			return v.exec.Build(ctx, v.orig, row)
+		case err != nil:
+			return nil, err
+		case !ok:
 			return v.exec.Build(ctx, v.orig, row)
 		}
-		builds = append(builds, rec)
-		if err := charge.Grow(recordBytes(rec)); err != nil {
-			return nil, sqlerr.Wrap(err)
-		}
+		builds[s] = rec
 	}
+	index.Close()
 	in, err := v.table.AggInput(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, st, err := v.plan.Run(ctx, in, builds)
+	var rows []sql.Row
+	var st scan.Stats
+	if parted < 0 {
+		rows, st, err = v.plan.Run(ctx, in, builds)
+	} else {
+		rows, st, err = v.plan.RunPartitioned(ctx, in, builds, parted, 2, v.partLoader(ctx, parted))
+	}
 	v.table.ReportScan(ctx, st)
 	if errors.Is(err, scan.ErrOverflow) {
 		return v.exec.Build(ctx, v.orig, row)
@@ -339,6 +362,28 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 		return nil, sqlerr.Wrap(err)
 	}
 	return sql.RowsToRowIter(project(rows, v.out)...), nil
+}
+
+// partLoader reads partitions of build side s, a lakesql table read on
+// vectors.
+func (v *vectorJoin) partLoader(ctx *sql.Context, s int) scan.PartLoader {
+	b := v.builds[s]
+	return func(_ context.Context, q scan.JoinPart, charge *budget.Charge) (arrow.Record, error) {
+		cp, ok := b.collect.Partition(v.plan, s, q)
+		if !ok {
+			return nil, fmt.Errorf("vectorised join: build side %d cannot be partitioned", s)
+		}
+		in, err := b.table.AggInput(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rec, st, ok, err := cp.Collect(ctx, in, charge)
+		b.table.ReportScan(ctx, st)
+		if err == nil && !ok {
+			err = fmt.Errorf("%w: a build column's files differ in type", scan.ErrOverflow)
+		}
+		return rec, err
+	}
 }
 
 // node is the build side's node in the replaced plan.
@@ -372,21 +417,19 @@ func (b joinBuildSide) columns(sch sql.Schema) ([]int, bool) {
 	return idx, true
 }
 
-// buildRecord runs a build side on the row path and collects its build
-// columns, or reports false when it has more than limit rows or a value
-// the build record would not hold exactly.
-func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row, limit int64) (arrow.Record, bool, error) {
+// buildRecord reads a build side (on vectors, or on the row path) and
+// collects its build columns, charged to charge, or reports false when
+// it holds a value the build record would not hold exactly. A side
+// beyond the budget is the budget's error.
+func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row, charge *budget.Charge) (arrow.Record, bool, error) {
 	if b.collect != nil {
 		in, err := b.table.AggInput(ctx)
 		if err != nil {
 			return nil, false, err
 		}
-		rec, st, ok, err := b.collect.Collect(ctx, in, limit)
+		rec, st, ok, err := b.collect.Collect(ctx, in, charge)
 		b.table.ReportScan(ctx, st)
-		if err != nil {
-			return nil, false, sqlerr.Wrap(err)
-		}
-		return rec, ok, nil
+		return rec, ok, err
 	}
 	n, err := b.node(v.orig)
 	if err != nil {
@@ -403,22 +446,32 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 	defer iter.Close(ctx)
 	rb := provider.NewRowBuilder(b.schema)
 	defer rb.Release()
+	// Rows are charged as they come, at a flat width, then the record
+	// at its size.
+	rows := budget.From(ctx).NewCharge("hash join build")
+	defer rows.Close()
 	vals := make(sql.Row, len(idx))
 	for i := 0; ; i++ {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil { // KILL QUERY
 				return nil, false, err
 			}
+			if err := rows.Grow(1024 * buildValueBytes * int64(len(idx))); err != nil {
+				return nil, false, err
+			}
 		}
 		r, err := iter.Next(ctx)
 		if errors.Is(err, io.EOF) {
-			return rb.Record(), true, nil
+			rec := rb.Record()
+			rows.Close()
+			if err := charge.Grow(scan.RecordBytes(rec)); err != nil {
+				rec.Release()
+				return nil, false, err
+			}
+			return rec, true, nil
 		}
 		if err != nil {
 			return nil, false, err
-		}
-		if int64(rb.Len()) >= limit {
-			return nil, false, nil
 		}
 		for k, i := range idx {
 			vals[k] = r[i]
@@ -432,30 +485,10 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 	}
 }
 
-// recordBytes is what a build record's buffers hold.
-func recordBytes(rec arrow.Record) int64 {
-	var n int64
-	for _, c := range rec.Columns() {
-		n += arrayBytes(c.Data())
-	}
-	return n
-}
-
-func arrayBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += arrayBytes(c)
-	}
-	if d.DataType().ID() == arrow.DICTIONARY {
-		n += arrayBytes(d.Dictionary())
-	}
-	return n
-}
+// buildValueBytes is what a row-path build side's value is charged while
+// it is collected: a fixed-width value and its share of bitmaps and
+// offsets.
+const buildValueBytes = 16
 
 // holdsExactly reports whether a value of a build column of type t
 // converts to its Arrow form without rounding (the write path rounds
@@ -466,16 +499,4 @@ func holdsExactly(t schema.Type, v any) bool {
 	}
 	d, ok := v.(decimal.Decimal)
 	return ok && d.Equal(d.Round(int32(t.Scale)))
-}
-
-// joinBuildRows reads SysVarJoinBuildRows.
-func joinBuildRows(ctx *sql.Context) int64 {
-	v, err := ctx.GetSessionVariable(ctx, SysVarJoinBuildRows)
-	if err != nil {
-		return DefaultJoinBuildRows
-	}
-	if n, ok := SysVarInt(v); ok {
-		return n
-	}
-	return DefaultJoinBuildRows
 }

@@ -144,27 +144,75 @@ func TestVectorJoin_Aliases(t *testing.T) {
 	}
 }
 
-// TestVectorJoin_BuildBoundFallsBack: a build side above
-// lakesql_join_build_rows runs the replaced plan, with the same results.
-func TestVectorJoin_BuildBoundFallsBack(t *testing.T) {
+// TestVectorJoin_BuildPartitioned: a build side beyond the query's
+// memory budget is joined a hash partition at a time, still vectorised,
+// with the results of the whole side and of the row path: inner, EXISTS
+// and NOT EXISTS with a residual, INT and DECIMAL keys, duplicate and
+// NULL keys on both sides, and an empty build side.
+func TestVectorJoin_BuildPartitioned(t *testing.T) {
 	ctx := context.Background()
-	conn := joinTables(t)
-	q := "SELECT d.name, COUNT(*), SUM(f.v), AVG(d.w), MIN(f.x) FROM f JOIN d ON f.k = d.dk GROUP BY d.name"
-	want := enginetest.Typed(t, conn, q, false)
-	if !strings.Contains(enginetest.Explain(t, conn, q), "VectorJoinAggregate") {
-		t.Fatalf("not vectorised: %s", q)
+	conn := enginetest.Open(t).Connect("root")
+	for _, q := range []string{
+		"CREATE DATABASE d", "USE d",
+		"CREATE TABLE p (k INT, dk DECIMAL(8,2), g VARCHAR(5), v DECIMAL(10,2), i INT)",
+		"CREATE TABLE b (k INT, dk DECIMAL(8,2), n INT, w DECIMAL(10,3))",
+	} {
+		if err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
-	for _, limit := range []int{0, 5, 23, 24} { // d has 24 rows
-		if err := conn.Exec(ctx, fmt.Sprintf("SET lakesql_join_build_rows = %d", limit)); err != nil {
+	rng := rand.New(rand.NewSource(5))
+	key := func(n int) string {
+		if rng.Intn(9) == 0 {
+			return "NULL"
+		}
+		return fmt.Sprint(rng.Intn(n))
+	}
+	dkey := func(n int) string {
+		if k := key(n); k != "NULL" {
+			return k + ".25"
+		}
+		return "NULL"
+	}
+	for file := range 4 {
+		var pv, bv []string
+		for r := range 500 {
+			pv = append(pv, fmt.Sprintf("(%s, %s, '%c', %d.%02d, %d)", key(1500), dkey(1500), 'a'+r%3, rng.Intn(1000)-500, r%100, rng.Intn(5)))
+			bv = append(bv, fmt.Sprintf("(%s, %s, %d, %d.%03d)", key(1200), dkey(1200), rng.Intn(5), rng.Intn(100), file))
+		}
+		for _, ins := range []string{"INSERT INTO p VALUES " + strings.Join(pv, ", "), "INSERT INTO b VALUES " + strings.Join(bv, ", ")} {
+			if err := conn.Exec(ctx, ins); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, q := range []string{
+		"SELECT p.g, COUNT(*), SUM(p.v), SUM(b.w), MAX(b.n) FROM p JOIN b ON p.k = b.k %s GROUP BY p.g",
+		"SELECT p.g, COUNT(*), SUM(p.v), MIN(b.w) FROM p JOIN b ON p.dk = b.dk %s GROUP BY p.g",
+		"SELECT p.g, COUNT(*), SUM(b.w) FROM p JOIN b ON p.dk = b.dk AND b.n > 9 %s GROUP BY p.g",
+		"SELECT p.g, COUNT(*), SUM(p.v) FROM p WHERE EXISTS (SELECT * FROM b WHERE b.k = p.k AND b.n <> p.i) %s GROUP BY p.g",
+		"SELECT p.g, COUNT(*), SUM(p.v) FROM p WHERE NOT EXISTS (SELECT * FROM b WHERE b.dk = p.dk AND b.n <> p.i) %s GROUP BY p.g",
+	} {
+		fast := fmt.Sprintf(q, "")
+		if !strings.Contains(enginetest.Explain(t, conn, fast), "VectorJoinAggregate") {
+			t.Fatalf("not vectorised: %s", fast)
+		}
+		slowWhere := "AND (p.k IS NULL OR p.k IS NOT NULL OR p.g IS NULL)"
+		if !strings.Contains(q, "WHERE") {
+			slowWhere = "WHERE p.k IS NULL OR p.k IS NOT NULL OR b.n IS NULL"
+		}
+		want := enginetest.Typed(t, conn, fmt.Sprintf(q, slowWhere), false)
+		for _, limit := range []int{0, 96 << 10, 48 << 10} { // the whole of b takes some 100 kB
+			if err := conn.Exec(ctx, fmt.Sprintf("SET lakesql_query_memory = %d", limit)); err != nil {
+				t.Fatal(err)
+			}
+			if got := enginetest.Typed(t, conn, fast, false); got != want {
+				t.Errorf("budget %d: %s\n%s\nrow path:\n%s", limit, fast, got, want)
+			}
+		}
+		if err := conn.Exec(ctx, "SET lakesql_query_memory = 0"); err != nil {
 			t.Fatal(err)
 		}
-		if got := enginetest.Typed(t, conn, q, false); got != want {
-			t.Errorf("limit %d:\n%s\nwant:\n%s", limit, got, want)
-		}
-	}
-	slow := enginetest.Typed(t, conn, strings.Replace(q, "GROUP BY", "WHERE "+rowPathJoin+" GROUP BY", 1), false)
-	if slow != want {
-		t.Errorf("vectorised:\n%s\nrow path:\n%s", want, slow)
 	}
 }
 
