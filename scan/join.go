@@ -375,8 +375,8 @@ func (jp *JoinAggPlan) newOutput(ctx context.Context) *partial {
 const BuildIndexBytes = 40
 
 // pass probes in's files through the build sides and aggregates into
-// out; cut, if set, lets on at its side only the tuples of its hash
-// partition (builds holds that partition of the side).
+// out; cut, if set, lets on at its sides only the tuples of its hash
+// partition (builds holds that partition of those sides).
 func (jp *JoinAggPlan) pass(ctx context.Context, in AggInput, builds []arrow.Record, cut *joinCut, out *partial) (Stats, error) {
 	// The build indexes (the build records are their caller's to charge).
 	charge := budget.From(ctx).NewCharge("hash join build")

@@ -55,10 +55,11 @@ func finer(queue []JoinPart, parts int) []JoinPart {
 	return out
 }
 
-// joinCut is a pass's partition of its partitioned side.
+// joinCut is a pass's partition of its partitioned sides, which share
+// one key (SameKey): a tuple's key hash is the same at each.
 type joinCut struct {
-	side int
-	q    JoinPart
+	sides []int
+	q     JoinPart
 }
 
 // holds reports whether tuple t of in (hashed by key, in.h) belongs to
@@ -80,17 +81,35 @@ func (jp *JoinAggPlan) Partitionable(s int) bool {
 	return s >= 0 && s < len(jp.stages) && jp.stages[s].kind != JoinAntiNulls
 }
 
-// PartLoader reads partition q of a partitioned build side, charging its
-// record to charge; a partition beyond the budget is the budget's error.
-type PartLoader func(ctx context.Context, q JoinPart, charge *budget.Charge) (arrow.Record, error)
+// SameKey reports whether build sides a and b are keyed on the same
+// columns of the same types (TPC-H Q21's orders, l2 and l3 on
+// l1.l_orderkey): they may be partitioned together, one partition of
+// each in a pass.
+func (jp *JoinAggPlan) SameKey(a, b int) bool {
+	if !jp.Partitionable(a) || !jp.Partitionable(b) {
+		return false
+	}
+	x, y := jp.stages[a], jp.stages[b]
+	return slices.Equal(x.on, y.on) && slices.EqualFunc(x.keyTypes, y.keyTypes, func(s, t schema.Type) bool { return s == t })
+}
 
-// RunPartitioned is Run with build side side read by load a hash
-// partition at a time, starting with parts partitions (builds[side] is
-// unused). A partition beyond the query's budget is split in two, down
-// to maxJoinParts partitions; past that the budget's error is returned.
-func (jp *JoinAggPlan) RunPartitioned(ctx context.Context, in AggInput, builds []arrow.Record, side, parts int, load PartLoader) ([]sql.Row, Stats, error) {
-	if len(builds) != len(jp.stages) || !jp.Partitionable(side) || parts < 1 {
-		return nil, Stats{}, fmt.Errorf("join cannot partition build side %d of %d", side, len(jp.stages))
+// PartLoader reads partition q of partitioned build side s, charging its
+// record to charge; a partition beyond the budget is the budget's error.
+type PartLoader func(ctx context.Context, s int, q JoinPart, charge *budget.Charge) (arrow.Record, error)
+
+// RunPartitioned is Run with the build sides sides (which share one key,
+// SameKey) read by load a hash partition at a time, starting with parts
+// partitions (their entries in builds are unused). A partition beyond
+// the query's budget is split in two, down to maxJoinParts partitions;
+// past that the budget's error is returned.
+func (jp *JoinAggPlan) RunPartitioned(ctx context.Context, in AggInput, builds []arrow.Record, sides []int, parts int, load PartLoader) ([]sql.Row, Stats, error) {
+	if len(builds) != len(jp.stages) || len(sides) == 0 || parts < 1 {
+		return nil, Stats{}, fmt.Errorf("join cannot partition build sides %v of %d", sides, len(jp.stages))
+	}
+	for _, s := range sides {
+		if !jp.SameKey(sides[0], s) {
+			return nil, Stats{}, fmt.Errorf("join cannot partition build sides %v of %d", sides, len(jp.stages))
+		}
 	}
 	out := jp.newOutput(ctx)
 	defer out.charge.Close()
@@ -102,7 +121,7 @@ func (jp *JoinAggPlan) RunPartitioned(ctx context.Context, in AggInput, builds [
 	for len(queue) > 0 {
 		q := queue[0]
 		queue = queue[1:]
-		pst, fits, err := jp.runPart(ctx, in, builds, side, q, load, out)
+		pst, fits, err := jp.runPart(ctx, in, builds, sides, q, load, out)
 		st.add(pst)
 		if !fits && q.Parts < maxJoinParts {
 			// The partitions left are about as large: split them all.
@@ -117,28 +136,38 @@ func (jp *JoinAggPlan) RunPartitioned(ctx context.Context, in AggInput, builds [
 }
 
 // runPart runs the pass of partition q; fits is false (with the budget's
-// error) when the partition or its index does not fit the budget, before
-// the pass aggregated anything. A budget error during the pass (out's
-// groups) fails the query: splitting would not shrink them.
-func (jp *JoinAggPlan) runPart(ctx context.Context, in AggInput, builds []arrow.Record, side int, q JoinPart, load PartLoader, out *partial) (st Stats, fits bool, err error) {
+// error) when a side's partition or its index does not fit the budget,
+// before the pass aggregated anything. A budget error during the pass
+// (out's groups) fails the query: splitting would not shrink them.
+func (jp *JoinAggPlan) runPart(ctx context.Context, in AggInput, builds []arrow.Record, sides []int, q JoinPart, load PartLoader, out *partial) (st Stats, fits bool, err error) {
 	charge := budget.From(ctx).NewCharge("hash join build")
 	defer charge.Close()
-	rec, err := load(ctx, q, charge)
-	if err != nil {
-		return Stats{}, !errors.Is(err, budget.ErrExceeded), err
-	}
-	defer rec.Release()
-	// The partition's index must fit beside it; pass charges it again.
-	if err := charge.Grow(BuildIndexBytes * rec.NumRows()); err != nil {
-		return Stats{}, false, err
-	}
-	charge.Close()
-	if err := charge.Grow(RecordBytes(rec)); err != nil {
-		return Stats{}, false, err
-	}
+	index := budget.From(ctx).NewCharge("hash join build")
+	defer index.Close()
 	bs := slices.Clone(builds)
-	bs[side] = rec
-	st, err = jp.pass(ctx, in, bs, &joinCut{side: side, q: q}, out)
+	defer func() {
+		for _, s := range sides {
+			if bs[s] != nil {
+				bs[s].Release()
+			}
+		}
+	}()
+	for _, s := range sides {
+		rec, err := load(ctx, s, q, charge)
+		if err != nil {
+			return Stats{}, !errors.Is(err, budget.ErrExceeded), err
+		}
+		bs[s] = rec
+	}
+	// Every side's index must fit beside the records; pass charges them
+	// again.
+	for _, rec := range bs {
+		if err := index.Grow(BuildIndexBytes * rec.NumRows()); err != nil {
+			return Stats{}, false, err
+		}
+	}
+	index.Close()
+	st, err = jp.pass(ctx, in, bs, &joinCut{sides: sides, q: q}, out)
 	return st, true, err
 }
 

@@ -64,9 +64,9 @@ func TestJoinAggregate_PartitionedMatchesWhole(t *testing.T) {
 					}
 					want := sortedRows(rows)
 					loads := 0
-					load := func(ctx context.Context, q JoinPart, charge *budget.Charge) (arrow.Record, error) {
+					load := func(ctx context.Context, s int, q JoinPart, charge *budget.Charge) (arrow.Record, error) {
 						loads++
-						pc, ok := cp.Partition(jp, 0, q)
+						pc, ok := cp.Partition(jp, s, q)
 						if !ok {
 							return nil, fmt.Errorf("not partitioned")
 						}
@@ -74,7 +74,7 @@ func TestJoinAggregate_PartitionedMatchesWhole(t *testing.T) {
 						return rec, err
 					}
 					for _, parts := range []int{1, 3, 8} {
-						rows, _, err := jp.RunPartitioned(ctx, probeIn, []arrow.Record{nil}, 0, parts, load)
+						rows, _, err := jp.RunPartitioned(ctx, probeIn, []arrow.Record{nil}, []int{0}, parts, load)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -89,7 +89,7 @@ func TestJoinAggregate_PartitionedMatchesWhole(t *testing.T) {
 					// until each fits beside the aggregation's groups.
 					loads = 0
 					bctx := budget.With(ctx, budget.New(wholeBytes/2+64<<10))
-					rows, _, err = jp.RunPartitioned(bctx, probeIn, []arrow.Record{nil}, 0, 1, load)
+					rows, _, err = jp.RunPartitioned(bctx, probeIn, []arrow.Record{nil}, []int{0}, 1, load)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -39,7 +40,7 @@ type prober struct {
 	// as the row path's GroupBy does.
 	local []int32
 	// cut, in a partitioned run's pass, drops the tuples of other
-	// partitions at its side.
+	// partitions at its sides.
 	cut *joinCut
 }
 
@@ -113,7 +114,7 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 		}
 		return r
 	}
-	cut := pr.cut != nil && pr.cut.side == s
+	cut := pr.cut != nil && slices.Contains(pr.cut.sides, s)
 	for t, g := range in.match {
 		if cut && !pr.cut.holds(in, t) {
 			continue // another pass joins it

@@ -28,6 +28,9 @@ import (
 // expression, function, type, DISTINCT other than COUNT(DISTINCT x), a
 // literal outside the column's domain) leaves the plan unchanged.
 func vectorize(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if scope == nil || scope.IsEmpty() {
+		n = dropUnread(n)
+	}
 	return replaceGroupBys(n, scope, func(gb *plan.GroupBy) (sql.Node, bool) {
 		v, ok := vectorAggFor(ctx, gb)
 		if !ok {

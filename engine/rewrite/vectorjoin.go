@@ -274,7 +274,8 @@ func (v *vectorJoin) String() string {
 		}
 		name := "?"
 		if n, err := b.node(v.orig); err == nil {
-			name = sideOf(nil, n).name
+			s, _ := leafSide(nil, n)
+			name = s.name
 		}
 		sides[k] = name + " " + how
 	}
@@ -295,8 +296,9 @@ func (v *vectorJoin) WithChildren(children ...sql.Node) (sql.Node, error) {
 // RowIter builds the hash tables, probes the table and aggregates, or
 // runs the replaced plan when a build side holds a value scan would not
 // store exactly, or the data needs the row path (scan.ErrOverflow). The
-// build sides are charged to the query's memory budget: the first read
-// on vectors that does not fit is joined a hash partition at a time
+// build sides are charged to the query's memory budget: those read on
+// vectors that do not fit and share one key (Q21's l2 and l3 on
+// l1.l_orderkey) are joined a hash partition at a time
 // (scan.RunPartitioned); any other that does not fit runs the replaced
 // plan, whose row-path joins spill or fail within the budget.
 func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
@@ -318,7 +320,7 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	}()
 	index := budget.From(ctx).NewCharge("hash join build")
 	defer index.Close()
-	parted := -1
+	var parted []int // sides joined a partition at a time
 	for s, b := range v.builds {
 		charge := budget.From(ctx).NewCharge("hash join build")
 		charges = append(charges, charge)
@@ -330,8 +332,8 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 			}
 		}
 		switch {
-		case errors.Is(err, budget.ErrExceeded) && parted < 0 && b.collect != nil && v.plan.Partitionable(s):
-			parted = s
+		case errors.Is(err, budget.ErrExceeded) && v.partitionable(parted, s):
+			parted = append(parted, s)
 			continue
 		case errors.Is(err, budget.ErrExceeded):
 			return v.exec.Build(ctx, v.orig, row)
@@ -349,10 +351,10 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	}
 	var rows []sql.Row
 	var st scan.Stats
-	if parted < 0 {
+	if parted == nil {
 		rows, st, err = v.plan.Run(ctx, in, builds)
 	} else {
-		rows, st, err = v.plan.RunPartitioned(ctx, in, builds, parted, 2, v.partLoader(ctx, parted))
+		rows, st, err = v.plan.RunPartitioned(ctx, in, builds, parted, 2, v.partLoader(ctx))
 	}
 	v.table.ReportScan(ctx, st)
 	if errors.Is(err, scan.ErrOverflow) {
@@ -364,11 +366,20 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	return sql.RowsToRowIter(project(rows, v.out)...), nil
 }
 
-// partLoader reads partitions of build side s, a lakesql table read on
-// vectors.
-func (v *vectorJoin) partLoader(ctx *sql.Context, s int) scan.PartLoader {
-	b := v.builds[s]
-	return func(_ context.Context, q scan.JoinPart, charge *budget.Charge) (arrow.Record, error) {
+// partitionable reports whether build side s, beyond the budget, may be
+// joined a partition at a time with the sides parted: it is read on
+// vectors and keyed as they are.
+func (v *vectorJoin) partitionable(parted []int, s int) bool {
+	if v.builds[s].collect == nil || !v.plan.Partitionable(s) {
+		return false
+	}
+	return len(parted) == 0 || v.plan.SameKey(parted[0], s)
+}
+
+// partLoader reads partitions of build sides read on vectors.
+func (v *vectorJoin) partLoader(ctx *sql.Context) scan.PartLoader {
+	return func(_ context.Context, s int, q scan.JoinPart, charge *budget.Charge) (arrow.Record, error) {
+		b := v.builds[s]
 		cp, ok := b.collect.Partition(v.plan, s, q)
 		if !ok {
 			return nil, fmt.Errorf("vectorised join: build side %d cannot be partitioned", s)
@@ -436,7 +447,7 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 		return nil, false, err
 	}
 	idx, ok := b.columns(n.Schema())
-	if !ok || !singleTable(n) { // the plan changed shape after the rule
+	if !ok || !leafNode(n) { // the plan changed shape after the rule
 		return nil, false, nil
 	}
 	iter, err := v.exec.Build(ctx, n, row)

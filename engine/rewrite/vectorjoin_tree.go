@@ -57,8 +57,9 @@ func flattenJoins(ctx *sql.Context, n sql.Node, path []int, t *joinTree) bool {
 			}
 		}
 		return true
-	case *plan.HashLookup:
-		return flattenJoins(ctx, x.Child, appendPath(path, 0), t)
+	case *plan.HashLookup, *keyedLookup:
+		c, down := underLookup(x)
+		return flattenJoins(ctx, c, append(path[:len(path):len(path)], down...), t)
 	case *plan.Project:
 		// Plain columns of a join (GMS narrows the rows of EXISTS and IN
 		// joins so): conditions above read columns by name.
@@ -106,22 +107,16 @@ func flattenPartial(ctx *sql.Context, j *plan.JoinNode, path []int, t *joinTree)
 			conds[k] = c.(*expression.IsTrue).Child
 		}
 	}
-	right := j.Right()
-	rpath := appendPath(path, 1)
-	if hl, ok := right.(*plan.HashLookup); ok {
-		right, rpath = hl.Child, appendPath(rpath, 0)
-	}
+	right, down := underLookup(j.Right())
+	rpath := append(appendPath(path, 1), down...) // appendPath copies
 	return flattenJoins(ctx, j.Left(), appendPath(path, 0), t) && t.addLeaf(ctx, right, rpath, kind, conds)
 }
 
 // addLeaf adds n as a leaf, or reports false when it is not a single
 // table or its name is another leaf's.
 func (t *joinTree) addLeaf(ctx *sql.Context, n sql.Node, path []int, kind scan.JoinKind, conds []sql.Expression) bool {
-	if !singleTable(n) {
-		return false
-	}
-	s := sideOf(ctx, n)
-	if s.name == "" {
+	s, ok := leafSide(ctx, n)
+	if !ok || s.name == "" {
 		return false
 	}
 	for _, l := range t.leaves {
