@@ -22,7 +22,13 @@
 //     probed through a hash table per other table (vectorjoin_tree.go
 //     flattens the tree and orders the build sides, vectorjoin_scope.go
 //     resolves columns), each read by a vectorised scan when its filters
-//     allow, else on the row path.
+//     allow, else on the row path. A leaf may also be a row-path node
+//     without joins, held as a build side (vectorjoin_derived.go: a
+//     derived table, an IN subquery's GROUP BY ... HAVING). Build sides
+//     are charged to the query's memory budget; one beyond it is joined a
+//     hash partition at a time (scan.RunPartitioned).
+//   - vectorize_unread.go: a GroupBy under Project(Having) drops the
+//     non-grouped columns nothing above reads, so it can run on vectors.
 //   - topn.go: ORDER BY ... LIMIT over one table keeps a bounded heap per
 //     file (TopNScan), and plain LIMITs are pushed into the scan.
 //   - decorrelate.go: a WHERE comparison with a scalar aggregate subquery,
