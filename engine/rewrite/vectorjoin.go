@@ -160,7 +160,7 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 		return nil, false
 	}
 	groupBy, aggs, out, ok := js.aggregation(gb)
-	if !ok {
+	if !ok || !roundedOnly(builds, js.sides, groupBy, aggs) {
 		return nil, false
 	}
 	for s := range builds { // the columns resolved since
@@ -183,7 +183,7 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 		for k, i := range sd.idx {
 			cols[k] = *l.node.Schema()[i]
 		}
-		v.builds = append(v.builds, joinBuildSide{path: l.path, cols: cols, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd, builds[s])})
+		v.builds = append(v.builds, joinBuildSide{path: l.path, cols: cols, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd, builds[s]), round: sd.round})
 	}
 	return v, true
 }
@@ -203,7 +203,7 @@ func allKeys(b scan.JoinBuild) bool {
 // vectors, or is nil when its filters or columns need the row path (or
 // its Distinct does: build rows are then distinct).
 func collectPlan(l joinLeaf, sd buildCols, b scan.JoinBuild) *scan.CollectPlan {
-	if l.table == nil || l.distinct && b.Kind != scan.JoinSemi {
+	if l.table == nil || l.distinct && b.Kind != scan.JoinSemi || slices.ContainsFunc(sd.round, func(d roundDir) bool { return d != roundNone }) {
 		return nil
 	}
 	s := l.table.CatalogSchema()
@@ -250,6 +250,9 @@ type joinBuildSide struct {
 	// vectors with its filters instead of running its node.
 	table   *provider.Table
 	collect *scan.CollectPlan
+	// round, by build column, rounds its values as a residual needs
+	// (residualType; such a side is read on the row path).
+	round []roundDir
 }
 
 var _ sql.ExecSourceRel = (*vectorJoin)(nil)
@@ -485,8 +488,8 @@ func (v *vectorJoin) buildRecord(ctx *sql.Context, b joinBuildSide, row sql.Row,
 			return nil, false, err
 		}
 		for k, i := range idx {
-			vals[k] = r[i]
-			if !holdsExactly(b.schema.Columns[k].Type, r[i]) {
+			vals[k] = b.round[k].apply(r[i], b.schema.Columns[k].Type.Scale)
+			if !holdsExactly(b.schema.Columns[k].Type, vals[k]) {
 				return nil, false, nil
 			}
 		}

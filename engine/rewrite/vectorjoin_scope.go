@@ -29,6 +29,7 @@ type buildCols struct {
 	leaf  int
 	idx   []int // the leaf's output column per build column
 	types []schema.Type
+	round []roundDir // how each build column's values are rounded (residualType)
 }
 
 func newJoinScope(t *joinTree, probe int, order []int) *joinScope {
@@ -79,6 +80,7 @@ func (js *joinScope) col(e sql.Expression) (scan.JoinCol, bool) {
 	}
 	bc.idx = append(bc.idx, idx)
 	bc.types = append(bc.types, t)
+	bc.round = append(bc.round, roundNone)
 	return scan.JoinCol{Build: true, Side: s, ID: len(bc.idx) - 1}, true
 }
 
@@ -109,7 +111,7 @@ func (js *joinScope) builds(edges []joinEdge) ([]scan.JoinBuild, bool) {
 		for _, r := range js.tree.leaves[sd.leaf].residuals {
 			mine, ok := js.col(r.mine)
 			other, ok2 := js.col(r.other)
-			if !ok || !ok2 || !mine.Build || mine.Side != s {
+			if !ok || !ok2 || !mine.Build || mine.Side != s || !js.fitResidual(mine, other, r) {
 				return nil, false
 			}
 			out[s].Residuals = append(out[s].Residuals, scan.JoinResidual{Build: mine.ID, Other: other, Op: r.op, Not: r.not})

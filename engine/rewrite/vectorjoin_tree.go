@@ -198,6 +198,9 @@ func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEd
 			continue
 		}
 		edge, ok := t.edge(e)
+		if !ok && t.innerResidual(probe, e) {
+			continue
+		}
 		if !ok || t.leaves[edge.a].kind != scan.JoinInner || t.leaves[edge.b].kind != scan.JoinInner {
 			return nil, nil, false
 		}
