@@ -314,7 +314,7 @@ func (t *joinTree) buildOrder(probe int, edges []joinEdge) ([]int, bool) {
 		}
 	}
 	for len(order) < inner {
-		next := -1
+		next, best := -1, -1
 		for i, l := range t.leaves {
 			if joined[i] || l.kind != scan.JoinInner {
 				continue
@@ -331,11 +331,8 @@ func (t *joinTree) buildOrder(probe int, edges []joinEdge) ([]int, bool) {
 				any = any || (o >= 0 && joined[o])
 				direct = direct || o == probe
 			}
-			if any && (direct || next < 0) {
-				next = i
-				if direct {
-					break
-				}
+			if score := l.orderScore(direct); any && score > best {
+				next, best = i, score
 			}
 		}
 		if next < 0 {
