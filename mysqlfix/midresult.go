@@ -35,7 +35,8 @@ import (
 //
 // A statement executed with a server-side cursor (COM_STMT_EXECUTE with a
 // cursor type) runs on a goroutine of its own while vitess answers
-// COM_STMT_FETCH: its late error still closes the connection.
+// COM_STMT_FETCH; midresult_cursor.go carries its late error to the
+// fetch that reaches it.
 
 // StreamConn is a connection whose next packet can be replaced by an
 // error (see above). Write is safe for concurrent use with Arm, and
@@ -46,7 +47,8 @@ type StreamConn struct {
 	pending []byte  // the ERR payload to send in place of the next packet
 	hdr     [4]byte // the replaced packet's header, as far as it came
 	hn      int
-	skip    int // payload bytes of the replaced packet still to drop
+	skip    int   // payload bytes of the replaced packet still to drop
+	cursor  error // a cursor's statement failed: the error for its last fetch
 }
 
 // InstallStreamConn puts a StreamConn on top of c's connection, once. It
@@ -180,12 +182,15 @@ func (h MidResult) finish(ctx context.Context, c *mysql.Conn, query string, s *s
 		return err
 	}
 	sc.arm(err)
-	log := h.Log
-	if log == nil {
-		log = slog.Default()
-	}
-	log.DebugContext(ctx, "statement failed after rows were sent; the error ends the result set", "query", query, "error", err)
+	h.logger().DebugContext(ctx, "statement failed after rows were sent; the error ends the result set", "query", query, "error", err)
 	return nil
+}
+
+func (h MidResult) logger() *slog.Logger {
+	if h.Log == nil {
+		return slog.Default()
+	}
+	return h.Log
 }
 
 // ComQuery implements mysql.Handler.
@@ -209,19 +214,27 @@ func (h MidResult) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, c
 // ComStmtExecute implements mysql.Handler.
 func (h MidResult) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
 	s := &stream{}
+	cursor := !onCommandGoroutine()
+	if cursor {
+		// A new cursor: vitess ended the previous one, fetched to its end
+		// or closed.
+		forgetCursorErr(c)
+	}
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
 		s.note(r)
 		err := cb(r)
 		s.cbError = s.cbError || err != nil
 		return err
 	})
-	if err == nil || !onCommandGoroutine() {
-		// A cursor's statement runs beside vitess's own writes.
-		return err
+	if err == nil {
+		return nil
 	}
 	q := ""
 	if p != nil {
 		q = p.PrepareStmt
+	}
+	if cursor {
+		return h.finishCursor(ctx, c, q, s, err)
 	}
 	return h.finish(ctx, c, q, s, err)
 }
