@@ -36,6 +36,19 @@ func NewCallGuard(inner sql.Parser, procs Procedures) *CallGuard {
 
 var _ sql.Parser = (*CallGuard)(nil)
 
+// noStatementOnError is st, or nil when parsing failed with err: GMS's
+// multi-statement handler drops Parse's error and runs the statement it
+// got (a GROUPING() refused by the rewrite then ran un-rewritten and
+// failed "function: 'grouping' not found"); with no statement it parses
+// the query again and reports the error. CallGuard is the outermost
+// parser, so this holds for every parser it wraps.
+func noStatementOnError(st ast.Statement, err error) ast.Statement {
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
 // ErrNoDatabase is MySQL's ER_NO_DB_ERROR.
 func errNoDatabase() error {
 	return mysql.NewSQLError(mysql.ERNoDb, "3D000", "No database selected")
@@ -45,33 +58,27 @@ func (p *CallGuard) Parse(ctx *sql.Context, query string, multi bool) (ast.State
 	st, parsed, rest, err := p.Parser.Parse(ctx, query, multi)
 	scopeFileFunctions(ctx, st)
 	if err == nil {
-		if err = p.checkCall(ctx, st); err != nil {
-			st = nil // GMS's handler runs a statement despite a parse error
-		}
+		err = p.checkCall(ctx, st)
 	}
-	return st, parsed, rest, err
+	return noStatementOnError(st, err), parsed, rest, err
 }
 
 func (p *CallGuard) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, parsed, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
 	scopeFileFunctions(ctx, st)
 	if err == nil {
-		if err = p.checkCall(ctx, st); err != nil {
-			st = nil // GMS's handler runs a statement despite a parse error
-		}
+		err = p.checkCall(ctx, st)
 	}
-	return st, parsed, rest, err
+	return noStatementOnError(st, err), parsed, rest, err
 }
 
 func (p *CallGuard) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
 	st, end, err := p.Parser.ParseOneWithOptions(ctx, query, options)
 	scopeFileFunctions(ctx, st)
 	if err == nil {
-		if err = p.checkCall(ctx, st); err != nil {
-			st = nil
-		}
+		err = p.checkCall(ctx, st)
 	}
-	return st, end, err
+	return noStatementOnError(st, err), end, err
 }
 
 // checkCall refuses a CALL the binder would crash on. Parsing without a

@@ -119,8 +119,13 @@ func (p *Parser) rewrite(st ast.Statement) (ast.Statement, error) {
 		return nil, err
 	}
 	text, changed, err := p.rewriteSelect(sel)
-	if err != nil || !(changed || nested) {
-		return st, err
+	if err != nil {
+		// Never a statement with the error: GMS's multi-statement
+		// handler drops Parse's error and runs the statement it got.
+		return nil, err
+	}
+	if !changed && !nested {
+		return st, nil
 	}
 	if !changed {
 		text = render(sel)

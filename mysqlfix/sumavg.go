@@ -98,9 +98,10 @@ var (
 	_ sql.Aggregation = (*Avg)(nil)
 )
 
-// NewSum returns MySQL's SUM for s; window functions keep GMS's.
+// NewSum returns MySQL's SUM for s, as an aggregate or a window function
+// (sumavg_window.go); SUM(DISTINCT …) OVER keeps GMS's.
 func NewSum(s *aggregation.Sum) (*Sum, bool) {
-	if s.Window() != nil {
+	if s.Window() != nil && isDistinct(s.Child) {
 		return nil, false
 	}
 	if t, ok := SumType(s.Child.Type()); ok {
@@ -109,9 +110,10 @@ func NewSum(s *aggregation.Sum) (*Sum, bool) {
 	return &Sum{Sum: s, typ: types.Float64}, true
 }
 
-// NewAvg returns MySQL's AVG for a; window functions keep GMS's.
+// NewAvg returns MySQL's AVG for a, as an aggregate or a window function
+// (sumavg_window.go); AVG(DISTINCT …) OVER keeps GMS's.
 func NewAvg(a *aggregation.Avg) (*Avg, bool) {
-	if a.Window() != nil {
+	if a.Window() != nil && isDistinct(a.Child) {
 		return nil, false
 	}
 	if t, ok := AvgType(a.Child.Type()); ok {

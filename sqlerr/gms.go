@@ -38,6 +38,7 @@ var gmsKinds = []struct {
 	{sql.ErrDatabaseAccessDeniedForUser, Code{1044, "42000"}},  // ER_DBACCESS_DENIED_ERROR
 	{sql.ErrStoredProcedureDoesNotExist, Code{1305, "42000"}},  // ER_SP_DOES_NOT_EXIST
 	{sql.ErrStoredProceduresNotSupported, Code{1305, "42000"}}, // a database without procedures has none
+	{sql.ErrFunctionNotFound, Code{1305, "42000"}},             // ER_SP_DOES_NOT_EXIST: FUNCTION … does not exist
 	// GMS's privilege checks that name no table (LOAD DATA's FILE, CREATE
 	// USER, …): MySQL's ER_SPECIFIC_ACCESS_DENIED_ERROR.
 	{sql.ErrPrivilegeCheckFailed, Code{mysql.ERSpecifiedAccessDenied, "42000"}},

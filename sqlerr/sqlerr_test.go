@@ -63,6 +63,7 @@ func TestRemap_GMSFlattenedErrors(t *testing.T) {
 		{sql.ErrTableAccessDeniedForUser.New("'bob'@'%'", "t"), 1142},
 		{sql.ErrDatabaseAccessDeniedForUser.New("'bob'@'%'", "d"), 1044},
 		{sql.ErrStoredProcedureDoesNotExist.New("nope"), 1305},
+		{sql.ErrFunctionNotFound.New("median"), 1305},
 		{errors.New("something else"), mysql.ERUnknownError},
 		{fmt.Errorf("read x.parquet: row group 0: %w", datafile.ErrChecksum), 1194},
 		{fmt.Errorf("write data file for d.t: put k: %w (no space left on device)", blob.ErrNoSpace), 1114},
