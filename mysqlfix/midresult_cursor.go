@@ -64,24 +64,32 @@ func (h MidResult) finishCursor(ctx context.Context, c *mysql.Conn, query string
 // goroutine right before writing a result's closing packet; at a cursor's
 // last fetch, it arms the kept error to replace that packet.
 func (h MidResult) WarningCount(c *mysql.Conn) uint16 {
-	if c != nil && c.StatusFlags&mysql.ServerCursorLastRowSent != 0 {
+	if c != nil {
 		armCursorErr(c)
 	}
 	return h.Handler.WarningCount(c)
 }
 
 // armCursorErr arms c's StreamConn with the error its cursor's statement
-// failed with, if any, after flushing the rows already written.
+// failed with, if any and if this is the cursor's last fetch, after
+// flushing the rows already written.
 func armCursorErr(c *mysql.Conn) {
 	sc, ok := c.Conn.(*StreamConn)
 	if !ok {
 		return
 	}
+	// The kept error is read first, under the lock the handler's goroutine
+	// kept it with: only then has that goroutine's last write to
+	// c.StatusFlags (GMS sets it as a statement ends) happened before
+	// this read of it.
 	sc.mu.Lock()
 	err := sc.cursor
-	sc.cursor = nil
+	last := err != nil && c.StatusFlags&mysql.ServerCursorLastRowSent != 0
+	if last {
+		sc.cursor = nil
+	}
 	sc.mu.Unlock()
-	if err == nil {
+	if !last {
 		return
 	}
 	if c.FlushBuffer() != nil {
