@@ -37,8 +37,8 @@ import (
 // only cursor and is forgotten when the next statement executes.
 
 // finishCursor is the error to hand vitess for a cursor's statement that
-// returned err (see above): nil when the error was armed or kept for the
-// final fetch.
+// returned err (see above): nil when the error was kept for the last
+// fetch (vitess then ends the cursor as if its rows ran out).
 func (h MidResult) finishCursor(ctx context.Context, c *mysql.Conn, query string, s *stream, err error) error {
 	if s.cbError {
 		// vitess cancelled the cursor (COM_STMT_CLOSE, reset): nobody reads
