@@ -12,10 +12,13 @@
 // Besides rows, scan runs whole operators over column vectors, so GMS
 // sees only their result rows: aggregates with hash GROUP BY (vector.go,
 // agg.go, distinct.go; typed filter kernels in kernels.go and
-// expressions in expr.go), aggregates over joins probing a table's files
+// expressions in expr.go, CASE in exprcase.go, EXTRACT(YEAR) in
+// expryear.go), aggregates over joins probing a table's files
 // through a chain of in-memory hash tables (join.go: inner, semi and anti
 // build sides, keyed on probe columns or earlier sides' columns, in
-// joinprobe.go), whose keys prune the probe scan as runtime filters
+// joinprobe.go; expressions over several sides' columns evaluated on
+// values gathered by join tuple, jointuple.go; conditions over several
+// build sides, joinpost.go), whose keys prune the probe scan as runtime filters
 // (joinfilter.go), with build sides read by filtered scans into memory
 // (collect.go), and ORDER BY ... LIMIT (topn.go).
 //

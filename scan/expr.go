@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 
@@ -63,6 +64,8 @@ const (
 	opMul     nodeOp = '*'
 	opNeg     nodeOp = 'n' // unary minus (l only)
 	opConvert nodeOp = 'v' // l converted to the node's domain (l only)
+	opCase    nodeOp = 'w' // CASE WHEN args[0] THEN args[1] ... ELSE args[last] END
+	opYear    nodeOp = 'y' // EXTRACT(YEAR) of a DATE column (field)
 )
 
 // enode is one node of a compiled expression.
@@ -73,6 +76,10 @@ type enode struct {
 	field int         // opColumn: field id
 	kind  schema.Kind // opColumn: the column's kind
 	l, r  *enode      // operands (opNeg, opConvert: l only)
+	// opCase: condition and value of each branch, then the ELSE value;
+	// facs rescale each value to the node's scale (domDec)
+	args []*enode
+	facs []decimal128.Num
 	// opConst: the value, in dom
 	i int64
 	u uint64
@@ -155,6 +162,10 @@ func compileNode(s *schema.Schema, e sql.Expression) (*enode, bool) {
 		return compileArith(s, x)
 	case *mysqlfix.IntArithmetic:
 		return compileIntArith(s, x)
+	case *expression.Case:
+		return compileCase(s, x)
+	case *function.Extract:
+		return compileYear(s, x)
 	case *mysqlfix.IntNegation:
 		if x.Unsigned() {
 			return nil, false // a signed result of an unsigned operand: the row path
@@ -405,7 +416,9 @@ func (e *Expr) resultType() schema.Type {
 // goTyped reports whether the expression's values have one Go type, the
 // one its domain names (GMS's unary minus changes int8..int32 types at
 // their minimum), so MIN and MAX of it return the row path's types.
-func (e *Expr) goTyped() bool { return e.root.op != opNeg }
+func (e *Expr) goTyped() bool {
+	return e.root.op != opNeg && e.root.op != opCase && e.root.op != opYear // EXTRACT returns int
+}
 
 // program is the expressions of one plan, equal subexpressions shared,
 // nodes in evaluation order (operands first).
@@ -435,14 +448,12 @@ func (p *program) addNode(n *enode, colOf func(id int) (int, bool)) (int, bool) 
 		return i, true
 	}
 	col := -1
-	for _, c := range []*enode{n.l, n.r} {
-		if c != nil {
-			if _, ok := p.addNode(c, colOf); !ok {
-				return 0, false
-			}
+	for _, c := range n.operands() {
+		if _, ok := p.addNode(c, colOf); !ok {
+			return 0, false
 		}
 	}
-	if n.op == opColumn {
+	if n.readsField() {
 		var ok bool
 		if col, ok = colOf(n.field); !ok {
 			return 0, false
@@ -530,7 +541,12 @@ func (e *evaluators) release() {
 
 // eval computes every node over rows sel of rec.
 func (ev *evaluator) eval(rec arrow.Record, sel []int32) error {
-	n := int(rec.NumRows())
+	return ev.evalCols(rec.Column, int(rec.NumRows()), sel)
+}
+
+// evalCols computes every node over rows sel of the n-row columns col
+// gives by record column.
+func (ev *evaluator) evalCols(col func(int) arrow.Array, n int, sel []int32) error {
 	for i, nd := range ev.p.nodes {
 		v := &ev.vecs[i]
 		*v = vec{node: nd}
@@ -538,7 +554,15 @@ func (ev *evaluator) eval(rec arrow.Record, sel []int32) error {
 		case opConst:
 			v.isConst = true
 		case opColumn:
-			ev.load(i, v, rec.Column(ev.p.cols[i]), n, sel)
+			ev.load(i, v, col(ev.p.cols[i]), n, sel)
+		case opCase:
+			if err := ev.caseWhen(i, v, n, sel); err != nil {
+				return err
+			}
+		case opYear:
+			if err := ev.year(i, v, col(ev.p.cols[i]), n, sel); err != nil {
+				return err
+			}
 		case opConvert:
 			ev.convert(i, v, &ev.vecs[ev.p.index[nd.l.key]], n, sel)
 		case opNeg:

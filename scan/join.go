@@ -22,6 +22,9 @@ type JoinCol struct {
 	Build bool // a build column, else a probe-table field
 	Side  int  // build: the build side (JoinAggPlan's builds, in order)
 	ID    int  // build: column of the side's record; probe: field id
+	// Expr, for a group key only, computes the key instead: an
+	// expression over TupleSchema (EXTRACT(YEAR FROM l_shipdate)).
+	Expr *Expr
 }
 
 // JoinBuild is one build side of a join aggregation: the types of its
@@ -70,7 +73,10 @@ const (
 type JoinAggSpec struct {
 	Kind AggKind
 	Col  JoinCol // unused for AggCountStar or with Expr
-	Expr *Expr   // an expression of probe columns, aggregated instead of Col
+	// Expr is aggregated instead of Col: an expression of probe columns
+	// (CompileExpr over the probe's schema) or of any side's columns
+	// (over TupleSchema).
+	Expr *Expr
 	// Scale is AggSpec.Scale.
 	Scale int32
 }
@@ -93,6 +99,14 @@ type JoinAggPlan struct {
 	// groupSide is the build side holding every group key (-1: none, or
 	// no GROUP BY): its rows are grouped once, at build time.
 	groupSide int
+	// tprog computes the aggregated expressions that read build columns,
+	// over the tuples' gathered values; tupleExpr is its output per
+	// aggregate (-1: none).
+	tprog     program
+	tupleExpr []int
+	keyExpr   []int // by group key: its tprog output (-1: a column)
+	// post, if set, is a condition every aggregated tuple meets.
+	post *postFilter
 }
 
 // joinStage is the probe of one build side.
@@ -149,7 +163,7 @@ func CompileJoinAggregate(probe *schema.Schema, builds []JoinBuild, filters []sq
 		}
 		jp.stages = append(jp.stages, st)
 	}
-	if !jp.addGroupBy(groupBy) || !jp.addAggs(aggs) || len(p.fields) != jp.nProbe {
+	if !jp.addGroupBy(groupBy) || !jp.addAggs(aggs) || !jp.addTupleExprs(aggs) || len(p.fields) != jp.nProbe {
 		return nil, false // a probe field read after the build columns' places were set
 	}
 	p.seed = maphash.MakeSeed()
@@ -184,7 +198,7 @@ func (jp *JoinAggPlan) addProbeFields(builds []JoinBuild, groupBy []JoinCol, agg
 		}
 	}
 	for _, g := range groupBy {
-		if !probeField(g) {
+		if g.Expr != nil && !jp.addExprFields(g.Expr) || g.Expr == nil && !probeField(g) {
 			return false
 		}
 	}
@@ -197,6 +211,10 @@ func (jp *JoinAggPlan) addProbeFields(builds []JoinBuild, groupBy []JoinCol, agg
 		p.aggExpr[j] = -1
 		switch {
 		case a.Kind == AggCountStar:
+		case a.Expr != nil && a.Expr.readsBuild():
+			if !jp.addTupleFields(a) {
+				return false
+			}
 		case a.Expr != nil:
 			k, ok := p.prog.add(a.Expr, bind)
 			if !ok || !supportsAgg(a.Kind, a.Expr.resultType()) || (a.Kind == AggMin || a.Kind == AggMax) && !a.Expr.goTyped() {
@@ -274,6 +292,19 @@ func (jp *JoinAggPlan) addGroupBy(groupBy []JoinCol) bool {
 	p := jp.agg
 	sides := map[int]bool{}
 	for _, g := range groupBy {
+		if g.Expr != nil {
+			k, ok := jp.tprog.add(g.Expr, jp.tupleBind())
+			t := g.Expr.resultType()
+			if !ok || !groupable(t) {
+				return false
+			}
+			jp.keyExpr = append(jp.keyExpr, k)
+			p.groupBy = append(p.groupBy, -1)
+			p.keyTypes = append(p.keyTypes, t)
+			sides[-1], sides[-2] = true, true // no one side holds every key
+			continue
+		}
+		jp.keyExpr = append(jp.keyExpr, -1)
 		col, t, ok := jp.ref(g, len(jp.off))
 		if !ok || !groupable(t) {
 			return false
@@ -533,6 +564,7 @@ func (jp *JoinAggPlan) runFile(ctx context.Context, p *AggPlan, src source, f ma
 	defer r.Close()
 	pr := jp.newProber(ctx, p, bs, ev)
 	pr.cut = cut
+	defer pr.releaseTuples()
 	var sel []int32
 	for {
 		if err := ctx.Err(); err != nil { // KILL QUERY

@@ -35,6 +35,9 @@ type prober struct {
 	ev  *evaluator
 	lv  []tuples // lv[s]: tuples joined with sides 0..s-1
 	gid []int32
+	// tev evaluates jp.tprog over gathered tuples, rows iota.
+	tev  *evaluator
+	iota []int32
 	// local maps a group of the group side's gtab to the partial's group
 	// (-1: none yet): a partial holds only groups some tuple falls in,
 	// as the row path's GroupBy does.
@@ -53,6 +56,9 @@ func (jp *JoinAggPlan) newProber(ctx context.Context, p *AggPlan, bs []*joinBuil
 		}
 	}
 	pr.pt = p.newPartial(ctx)
+	if len(jp.tprog.nodes) > 0 {
+		pr.tev = jp.tprog.newEvaluator(ev.mem)
+	}
 	switch {
 	case len(p.groupBy) == 0:
 		pr.pt.group0()
@@ -83,6 +89,11 @@ func (pr *prober) probe(rec arrow.Record, s int) error {
 		return nil
 	}
 	if s == len(pr.bs) {
+		if pr.jp.post != nil {
+			if err := pr.filterTuples(rec, in); err != nil || len(in.probe) == 0 {
+				return err
+			}
+		}
 		return pr.flush(rec, in)
 	}
 	st, b := &pr.jp.stages[s], pr.bs[s]
@@ -195,6 +206,11 @@ func (pr *prober) residuals(rec arrow.Record, in *tuples, s int) (func(t int, r 
 // flush aggregates the tuples t.
 func (pr *prober) flush(rec arrow.Record, t *tuples) error {
 	p := pr.p
+	if len(pr.jp.tprog.nodes) > 0 { // before assign: group keys may be its outputs
+		if err := pr.evalTuples(rec, t); err != nil {
+			return err
+		}
+	}
 	pr.gid = pr.assign(rec, t)
 	if len(p.prog.nodes) > 0 {
 		if err := pr.ev.eval(rec, t.probe); err != nil {
@@ -204,6 +220,10 @@ func (pr *prober) flush(rec arrow.Record, t *tuples) error {
 	n := int(rec.NumRows())
 	for j, a := range pr.pt.accs {
 		switch c := p.aggCol[j]; {
+		case pr.jp.tupleExpr[j] >= 0:
+			col := pr.tev.output(pr.jp.tupleExpr[j], len(t.probe))
+			a.update(col, pr.iota, pr.gid)
+			col.Release()
 		case c >= 0:
 			col, sel := pr.column(rec, t, c)
 			a.update(col, sel, pr.gid)
@@ -237,9 +257,15 @@ func (pr *prober) assign(rec arrow.Record, t *tuples) []int32 {
 		h[k] = 0x9E3779B97F4A7C15
 	}
 	for k, c := range p.groupBy {
-		a, sel := pr.column(rec, t, c)
 		kv := &pt.tab.batch[k]
-		extractKeys(kv, a, sel, pt.tab.seed)
+		if c < 0 { // computed by the tuple program
+			a := pr.tev.output(pr.jp.keyExpr[k], len(t.probe))
+			extractKeys(kv, a, pr.iota, pt.tab.seed)
+			a.Release()
+		} else {
+			a, sel := pr.column(rec, t, c)
+			extractKeys(kv, a, sel, pt.tab.seed)
+		}
 		hashKeys(kv, pt.tab.forms[k], h)
 	}
 	for k := range h {

@@ -26,7 +26,12 @@
 //     without joins, held as a build side (vectorjoin_derived.go: a
 //     derived table, an IN subquery's GROUP BY ... HAVING). Build sides
 //     are charged to the query's memory budget; one beyond it is joined a
-//     hash partition at a time (scan.RunPartitioned).
+//     hash partition at a time (scan.RunPartitioned). A derived table
+//     over the join (TPC-H Q07-Q09) is seen through (vectorjoin_alias.go,
+//     which also makes expressions of one build side's columns derived
+//     columns GMS evaluates per build row, vectorjoin_derive.go, and
+//     rewrites aggregates and keys mixing sides for scan's tuple
+//     expressions).
 //   - vectorize_unread.go: a GroupBy under Project(Having) drops the
 //     non-grouped columns nothing above reads, so it can run on vectors.
 //   - topn.go: ORDER BY ... LIMIT over one table keeps a bounded heap per

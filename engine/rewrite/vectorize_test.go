@@ -198,6 +198,11 @@ func TestVectorize_ExpressionsMatchRowPath(t *testing.T) {
 		{"g, SUM(d2 * (1 - d3)), AVG(d2), COUNT(*)", "dt <= DATE '1998-09-02'", "GROUP BY g ORDER BY g"},
 		{dec + ", " + ints, "i > 100000", ""}, // no rows
 		{"g, " + flts, "i > 100000", "GROUP BY g"},
+		// CASE over an integer condition and EXTRACT(YEAR) of a DATE.
+		{"g, SUM(CASE WHEN ti THEN d2 WHEN i THEN d3 ELSE 0 END), SUM(CASE WHEN k THEN i ELSE -1 END)", "", "GROUP BY g"},
+		{"g, AVG(CASE WHEN ti THEN f ELSE 0.5 END)", "", "GROUP BY g"},
+		{"g, SUM(EXTRACT(YEAR FROM dt)), AVG(EXTRACT(YEAR FROM dt) * d2)", "", "GROUP BY g"},
+		{"SUM(CASE WHEN ti THEN d2 ELSE 0 END), SUM(EXTRACT(YEAR FROM dt))", "i > 100000", ""},
 	}
 	for _, c := range cases {
 		where := ""

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -130,8 +131,9 @@ func innerJoin(op plan.JoinType) bool {
 
 // vectorJoinFor compiles gb, or reports false.
 func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
+	in, ok := joinAggInput(gb)
 	t := &joinTree{}
-	if !joinBelow(gb.Child) || !flattenJoins(ctx, gb.Child, []int{0}, t) || len(t.leaves) < 2 {
+	if !ok || !joinBelow(in.child) || !flattenJoins(ctx, in.child, in.path, t) || len(t.leaves) < 2 {
 		return nil, false
 	}
 	probe, rows := -1, int64(-1)
@@ -146,7 +148,7 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 	if probe < 0 {
 		return nil, false
 	}
-	filters, edges, ok := t.classify(probe)
+	filters, edges, post, ok := t.classify(probe)
 	if !ok {
 		return nil, false
 	}
@@ -159,8 +161,13 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 	if !ok {
 		return nil, false
 	}
-	groupBy, aggs, out, ok := js.aggregation(gb)
+	js.registerColumns(post)
+	groupBy, aggs, out, ok := js.aggregation(in)
 	if !ok || !roundedOnly(builds, js.sides, groupBy, aggs) {
+		return nil, false
+	}
+	filter, ok := js.postFilter(post)
+	if !ok {
 		return nil, false
 	}
 	for s := range builds { // the columns resolved since
@@ -173,17 +180,17 @@ func vectorJoinFor(ctx *sql.Context, gb *plan.GroupBy) (*vectorJoin, bool) {
 	}
 	pl := t.leaves[probe]
 	p, ok := scan.CompileJoinAggregate(pl.table.CatalogSchema(), builds, append(pl.filters, filters...), groupBy, aggs)
-	if !ok {
+	if !ok || len(post) > 0 && !p.SetFilter(filter) {
 		return nil, false
 	}
-	v := &vectorJoin{schema: gb.Schema(), table: pl.table, plan: p, out: out, orig: gb}
+	v := &vectorJoin{schema: gb.Schema(), table: pl.table, plan: p, out: out, orig: gb, valueCols: valueCols(groupBy, aggs), intKeys: intKeys(in.groupBy, groupBy)}
 	for s, sd := range js.sides {
 		l := t.leaves[sd.leaf]
 		cols := make([]sql.Column, len(sd.idx))
 		for k, i := range sd.idx {
 			cols[k] = *l.node.Schema()[i]
 		}
-		v.builds = append(v.builds, joinBuildSide{path: l.path, cols: cols, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd, builds[s]), round: sd.round})
+		v.builds = append(v.builds, joinBuildSide{path: l.path, cols: cols, schema: sd.schema(), table: l.table, collect: collectPlan(l, sd, builds[s]), round: sd.round, derived: sd.derived})
 	}
 	return v, true
 }
@@ -236,6 +243,12 @@ type vectorJoin struct {
 	builds []joinBuildSide // in probing order
 	orig   sql.Node
 	exec   sql.NodeExecBuilder
+	// valueCols are the result columns that are a column's values (group
+	// keys, MIN and MAX), by result position.
+	valueCols map[int]scan.JoinCol
+	// intKeys are the group keys computed per tuple whose GMS expression
+	// returns Go's int (EXTRACT), which scan computes as int64.
+	intKeys []int
 }
 
 // joinBuildSide is one build side of a vectorJoin.
@@ -253,6 +266,8 @@ type joinBuildSide struct {
 	// round, by build column, rounds its values as a residual needs
 	// (residualType; such a side is read on the row path).
 	round []roundDir
+	// derived are computed from the record's columns and appended.
+	derived []derivedCol
 }
 
 var _ sql.ExecSourceRel = (*vectorJoin)(nil)
@@ -323,11 +338,15 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	}()
 	index := budget.From(ctx).NewCharge("hash join build")
 	defer index.Close()
-	var parted []int // sides joined a partition at a time
+	var parted []int                                 // sides joined a partition at a time
+	goTypes := make([][]reflect.Type, len(v.builds)) // of each side's derived columns
 	for s, b := range v.builds {
 		charge := budget.From(ctx).NewCharge("hash join build")
 		charges = append(charges, charge)
 		rec, ok, err := v.buildRecord(ctx, b, row, charge)
+		if err == nil && ok && len(b.derived) > 0 {
+			rec, goTypes[s], ok, err = b.deriveCharged(ctx, rec, charge)
+		}
 		if err == nil && ok {
 			if err = index.Grow(scan.BuildIndexBytes * rec.NumRows()); err != nil {
 				rec.Release()
@@ -366,6 +385,7 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	if err != nil {
 		return nil, sqlerr.Wrap(err)
 	}
+	v.restoreKeyTypes(rows, goTypes)
 	return sql.RowsToRowIter(project(rows, v.out)...), nil
 }
 
@@ -373,7 +393,7 @@ func (v *vectorJoin) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 // joined a partition at a time with the sides parted: it is read on
 // vectors and keyed as they are.
 func (v *vectorJoin) partitionable(parted []int, s int) bool {
-	if v.builds[s].collect == nil || !v.plan.Partitionable(s) {
+	if v.builds[s].collect == nil || len(v.builds[s].derived) > 0 || !v.plan.Partitionable(s) {
 		return false
 	}
 	return len(parted) == 0 || v.plan.SameKey(parted[0], s)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 
 	"github.com/lakesql/lakesql/catalogstore/schema"
 	"github.com/lakesql/lakesql/provider"
@@ -22,18 +21,22 @@ type joinScope struct {
 	pschem *schema.Schema
 	sides  []buildCols // by build side, in probing order
 	sideOf map[int]int // leaf -> build side
+	// exprKeys are the group keys computed per tuple, by expression text.
+	exprKeys map[string]scan.JoinCol
 }
 
 // buildCols is the columns of one build side the plan reads.
 type buildCols struct {
-	leaf  int
-	idx   []int // the leaf's output column per build column
-	types []schema.Type
-	round []roundDir // how each build column's values are rounded (residualType)
+	leaf int
+	idx  []int // the leaf's output column per base build column
+	// types are the base columns' types, then the derived columns'.
+	types   []schema.Type
+	round   []roundDir // how each base column's values are rounded (residualType)
+	derived []derivedCol
 }
 
 func newJoinScope(t *joinTree, probe int, order []int) *joinScope {
-	js := &joinScope{tree: t, probe: probe, pschem: t.leaves[probe].table.CatalogSchema(), sideOf: map[int]int{}}
+	js := &joinScope{tree: t, probe: probe, pschem: t.leaves[probe].table.CatalogSchema(), sideOf: map[int]int{}, exprKeys: map[string]scan.JoinCol{}}
 	for s, l := range order {
 		js.sides = append(js.sides, buildCols{leaf: l})
 		js.sideOf[l] = s
@@ -75,7 +78,7 @@ func (js *joinScope) col(e sql.Expression) (scan.JoinCol, bool) {
 		}
 	}
 	t, ok := buildType(js.tree.leaves[leaf].node.Schema()[idx].Type)
-	if !ok {
+	if !ok || len(bc.derived) > 0 { // derived columns follow the base ones
 		return scan.JoinCol{}, false
 	}
 	bc.idx = append(bc.idx, idx)
@@ -148,23 +151,25 @@ func (js *joinScope) probeOnly(e sql.Expression) bool {
 
 // aggregation translates gb's grouping and selected expressions; out is
 // the result column of each selected expression.
-func (js *joinScope) aggregation(gb *plan.GroupBy) (groupBy []scan.JoinCol, aggs []scan.JoinAggSpec, out []int, ok bool) {
+func (js *joinScope) aggregation(in aggInput) (groupBy []scan.JoinCol, aggs []scan.JoinAggSpec, out []int, ok bool) {
+	js.registerColumns(in.groupBy)
+	js.registerColumns(in.selected)
 	keyIndex := map[scan.JoinCol]int{}
-	for _, e := range gb.GroupByExprs {
-		c, ok := js.col(e)
+	for _, e := range in.groupBy {
+		c, ok := js.keyCol(e)
 		if !ok {
 			return nil, nil, nil, false
 		}
 		keyIndex[c] = len(groupBy)
 		groupBy = append(groupBy, c)
 	}
-	out = make([]int, len(gb.SelectedExprs))
-	for i, e := range gb.SelectedExprs {
+	out = make([]int, len(in.selected))
+	for i, e := range in.selected {
 		if al, ok := e.(*expression.Alias); ok {
 			e = al.Child
 		}
-		if _, isField := e.(*expression.GetField); isField {
-			c, ok := js.col(e)
+		if _, isAgg := e.(sql.Aggregation); !isAgg {
+			c, ok := js.keyCol(e)
 			k, isKey := keyIndex[c]
 			if !ok || !isKey {
 				return nil, nil, nil, false // a non-grouped column: GMS picks any row's
@@ -193,17 +198,25 @@ func (js *joinScope) aggSpec(e sql.Expression) (scan.JoinAggSpec, bool) {
 	if c, ok := js.col(child); ok {
 		return scan.JoinAggSpec{Kind: kind, Col: c, Scale: scale}, true
 	}
-	if !js.probeOnly(child) {
+	if js.probeOnly(child) {
+		x, ok := scan.CompileExpr(js.pschem, child)
+		return scan.JoinAggSpec{Kind: kind, Expr: x, Scale: scale}, ok
+	}
+	if c, ok := js.derived(child, false); ok {
+		return scan.JoinAggSpec{Kind: kind, Col: c, Scale: scale}, true
+	}
+	te, ok := js.tupleExpr(child)
+	if !ok {
 		return scan.JoinAggSpec{}, false
 	}
-	x, ok := scan.CompileExpr(js.pschem, child)
+	x, ok := scan.CompileExpr(js.tupleSchema(), te)
 	return scan.JoinAggSpec{Kind: kind, Expr: x, Scale: scale}, ok
 }
 
 // schema is the catalog schema of the side's build record.
 func (bc buildCols) schema() *schema.Schema {
 	s := &schema.Schema{}
-	for k, t := range bc.types {
+	for k, t := range bc.types[:len(bc.idx)] {
 		s.Columns = append(s.Columns, schema.Column{ID: k + 1, Name: fmt.Sprintf("b%d", k), Type: t, Nullable: true})
 	}
 	return s

@@ -182,16 +182,18 @@ type joinEdge struct {
 	ea, eb *expression.GetField
 }
 
-// classify splits the conditions into filters on leaf probe and
-// equalities between leaves, or reports false when one is neither (a
-// condition on another single leaf, a residual over several, constants).
+// classify splits the conditions into filters on leaf probe,
+// equalities between leaves and conditions on the join's tuples (post:
+// ANDs and ORs of conditions on one inner build leaf each), or reports
+// false when one is none of them (a residual over several leaves'
+// columns, a condition on the probe inside an OR, constants).
 // A semi or anti leaf's conditions must all be equalities between it
 // and inner leaves.
-func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEdge, ok bool) {
+func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEdge, post []sql.Expression, ok bool) {
 	for _, e := range t.conds {
 		set, ok := t.leavesOf(e)
 		if !ok || hasSubquery(e) {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		if len(set) == 1 && set[probe] {
 			filters = append(filters, e)
@@ -201,8 +203,12 @@ func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEd
 		if !ok && t.innerResidual(probe, e) {
 			continue
 		}
+		if !ok && t.postCondition(e, probe) {
+			post = append(post, e)
+			continue
+		}
 		if !ok || t.leaves[edge.a].kind != scan.JoinInner || t.leaves[edge.b].kind != scan.JoinInner {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		edges = append(edges, edge)
 	}
@@ -213,22 +219,22 @@ func (t *joinTree) classify(probe int) (filters []sql.Expression, edges []joinEd
 			if !ok {
 				r, ok := t.residual(i, e)
 				if !ok || l.kind == scan.JoinAntiNulls {
-					return nil, nil, false
+					return nil, nil, nil, false
 				}
 				l.residuals = append(l.residuals, r)
 				continue
 			}
 			if (edge.a == i) == (edge.b == i) {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
 			other := edge.a + edge.b - i
 			if t.leaves[other].kind != scan.JoinInner {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
 			edges = append(edges, edge)
 		}
 	}
-	return filters, edges, true
+	return filters, edges, post, true
 }
 
 // joinResidual is a comparison of a semi or anti leaf's column with a
