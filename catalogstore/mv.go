@@ -276,7 +276,7 @@ func (c *Catalog) CreateMaterializedView(ctx context.Context, id Ident, s schema
 	stmt := Statement{ID: uuid.NewString(), SQL: spec.SQL, Author: author, CreatedAt: nd.ds.CreatedAt}
 	var out *Dataset
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		if _, err := checkFree(tx, id, false); err != nil {
+		if _, err := c.checkFree(tx, id, false); err != nil {
 			return err
 		}
 		r, err := readRegistration(tx, id, sources, spec)
