@@ -374,10 +374,19 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 	if err := c.deleteIncarnation(ctx, ds); err != nil {
 		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
-	// The table is gone. Its sub-documents are its incarnation's, which
-	// no later table of the name reads: a clean-up cut short here only
-	// leaves garbage, which the next drop of the name sweeps. It still
-	// runs to its end when the statement is killed now.
+	c.purgeIncarnation(ctx, ds, what, keep)
+	c.audit(ctx, "drop", kind, id.Workspace, id.Collection, id.Name, author)
+	return nil
+}
+
+// purgeIncarnation deletes the sub-documents and data files (but keep) of
+// ds, an incarnation whose document is gone or replaced. Its
+// sub-documents are its incarnation's, which no later dataset of the name
+// reads: a clean-up cut short here only leaves garbage, which the next
+// drop of the name sweeps. It still runs to its end when the statement is
+// killed now; failures are only logged.
+func (c *Catalog) purgeIncarnation(ctx context.Context, ds *Dataset, what string, keep map[string]bool) {
+	id := ds.Ident()
 	ctx = context.WithoutCancel(ctx)
 	if err := c.deleteSubDocs(ctx, ds); err != nil {
 		c.log.Warn(what+": sub-documents left", "dataset", id.String(), "err", err)
@@ -390,8 +399,6 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 	if err := c.deletePrefix(ctx, ds.Location+"/", keep); err != nil {
 		c.log.Warn(what+": data files left for cleanup", "dataset", id.String(), "err", err)
 	}
-	c.audit(ctx, "drop", kind, id.Workspace, id.Collection, id.Name, author)
-	return nil
 }
 
 // DropDatasetIncarnation drops the dataset id only while it is the
