@@ -593,6 +593,10 @@ type Refresh struct {
 	Records     int64  `json:"records"`
 	StatementID string `json:"statement-id,omitempty"`
 	Message     string `json:"message,omitempty"`
+	// ViewUUID is the incarnation of the view the refresh ran for, once
+	// it read the view: RecordRefresh records it on that incarnation
+	// only, never on a view of the same name created since.
+	ViewUUID string `json:"view-uuid,omitempty"`
 }
 
 // RecordRefresh stores a refresh and sets the view's last-refresh fields,
@@ -619,6 +623,9 @@ func (c *Catalog) RecordRefresh(ctx context.Context, id Ident, r Refresh) error 
 		}
 		if !ds.IsMaterializedView() {
 			return fmt.Errorf("%w: %s is a table", ErrNotMaterializedView, id.Short())
+		}
+		if r.ViewUUID != "" && ds.UUID != r.ViewUUID {
+			return fmt.Errorf("%w: the materialized view the refresh ran for (uuid %s) was dropped; %s is now %s", ErrIncarnationChanged, r.ViewUUID, id.Short(), ds.UUID)
 		}
 		if err := tx.Set(meta.Join(ds.DocRoot(), "refreshes", r.ExecutionID), data); err != nil {
 			return err
