@@ -16,9 +16,8 @@ import (
 // rows clears it with PublishDataset. A dataset still marked whose
 // creator has certainly exited (process.Identity.Gone: same machine, no
 // such process) is abandoned: reads do not see it, and a CREATE of the
-// name replaces it. Its data files, written before the kill, are orphans
-// that orphan cleanup removes; its incarnation documents are swept with
-// the name's other dropped incarnations.
+// name replaces it and purges its sub-documents and data files. Until the
+// name is used again it stays, unseen, in the metastore and storage.
 
 // creatingKey marks a context whose CreateDataset creates a table for a
 // statement that fills it before publishing it.
@@ -47,6 +46,22 @@ func (c *Catalog) abandoned(d meta.Doc) bool {
 		return false
 	}
 	return ds.Creating.Gone(c.here)
+}
+
+// abandonedAt reads inside tx the abandoned creation under id's name, or
+// nil: the dataset a new one of the name replaces, whose sub-documents
+// and data files the creator purges after its transaction.
+func (c *Catalog) abandonedAt(tx meta.Tx, id Ident) (*Dataset, error) {
+	d, err := tx.Get(datasetPath(id))
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if !c.abandoned(d) {
+		return nil, nil
+	}
+	return decodeDataset(d, id)
 }
 
 // PublishDataset clears the creating mark of incarnation uuid of id: the

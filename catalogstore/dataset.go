@@ -102,10 +102,13 @@ func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, 
 	if err != nil {
 		return nil, err
 	}
-	var existing *Dataset
+	var existing, replaced *Dataset
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		var err error
 		if existing, err = c.checkFree(tx, id, opts.IfNotExists); err != nil || existing != nil {
+			return err
+		}
+		if replaced, err = c.abandonedAt(tx, id); err != nil {
 			return err
 		}
 		return nd.write(tx)
@@ -115,6 +118,9 @@ func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, 
 	}
 	if existing != nil {
 		return existing, nil
+	}
+	if replaced != nil {
+		c.purgeIncarnation(ctx, replaced, "create dataset (replacing an abandoned creation)", nil)
 	}
 	c.audit(ctx, "create", "dataset", id.Workspace, id.Collection, id.Name, author)
 	return nd.ds, nil
