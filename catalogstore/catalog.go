@@ -2,6 +2,7 @@ package catalogstore
 
 import (
 	"context"
+	"github.com/lakesql/lakesql/catalogstore/process"
 	"log/slog"
 	"time"
 
@@ -51,7 +52,8 @@ type Catalog struct {
 	manifests *manifest.Cache
 	opts      Options
 	log       *slog.Logger
-	appends   appendGroups // group commit of concurrent appends, per dataset
+	appends   appendGroups     // group commit of concurrent appends, per dataset
+	here      process.Identity // this process, to tell an abandoned creation (creating.go)
 }
 
 // New returns a Catalog over the given stores. The stores stay owned by the
@@ -70,6 +72,7 @@ func New(m meta.Store, b blob.Store, opts Options) *Catalog {
 		opts.ManifestCacheEntries = 256
 	}
 	return &Catalog{
+		here:      process.This(),
 		meta:      m,
 		blob:      b,
 		manifests: manifest.NewCache(opts.ManifestCacheEntries, 256<<20),

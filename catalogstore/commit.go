@@ -441,6 +441,11 @@ func (p *preparedCommit) write(tx meta.Tx) error {
 		"current-bytes":        p.summary.TotalBytes,
 		"updated-at":           p.snap.Timestamp.Format(time.RFC3339Nano),
 	}
+	if p.ds.Creating != nil {
+		// The first rows of a CREATE TABLE … AS SELECT publish the table
+		// with them (creating.go).
+		fields["creating-process"] = nil
+	}
 	if p.cm.Schema != nil {
 		if err := tx.Set(schemaPath(p.ds, p.cm.Schema.ID), p.schemaData); err != nil {
 			return err

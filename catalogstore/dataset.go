@@ -11,6 +11,7 @@ import (
 
 	"github.com/lakesql/lakesql/catalogstore/meta"
 	"github.com/lakesql/lakesql/catalogstore/partition"
+	"github.com/lakesql/lakesql/catalogstore/process"
 	"github.com/lakesql/lakesql/catalogstore/schema"
 )
 
@@ -53,6 +54,10 @@ type Dataset struct {
 	// its incarnation document (incarnation.go); empty for a dataset
 	// created before, whose sub-documents are below its document.
 	SubDocs string `json:"sub-documents,omitempty"`
+	// Creating is the process creating the dataset with its first rows
+	// (CREATE TABLE … AS SELECT), until the commit of those rows clears
+	// it: a dataset whose creator is gone is abandoned (creating.go).
+	Creating *process.Identity `json:"creating-process,omitempty"`
 	// Trigger count (sources) and refresh state (views): see MVState.
 	MVState
 	// CurrentRecords and CurrentFiles are the head snapshot's totals,
@@ -79,6 +84,9 @@ type CreateDatasetOptions struct {
 	// MV registration, written in the same document.
 	SourceTables []string
 	SQL          string
+	// creating: the process creating the dataset with its rows (set from
+	// the context by CreateDataset, see WithCreating).
+	creating *process.Identity
 }
 
 // CreateDataset creates an empty dataset with schema s. Column ids of 0 are
@@ -86,14 +94,21 @@ type CreateDatasetOptions struct {
 // existing dataset with IfNotExists), ErrCollectionNotFound,
 // ErrBadIdentifier, schema.ErrUnsupportedType, ErrSchema.
 func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, author string, opts CreateDatasetOptions) (*Dataset, error) {
+	if creatingFrom(ctx) {
+		here := c.here
+		opts.creating = &here
+	}
 	nd, err := c.newDataset(id, s, author, opts)
 	if err != nil {
 		return nil, err
 	}
-	var existing *Dataset
+	var existing, replaced *Dataset
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
 		var err error
-		if existing, err = checkFree(tx, id, opts.IfNotExists); err != nil || existing != nil {
+		if existing, err = c.checkFree(tx, id, opts.IfNotExists); err != nil || existing != nil {
+			return err
+		}
+		if replaced, err = c.abandonedAt(tx, id); err != nil {
 			return err
 		}
 		return nd.write(tx)
@@ -103,6 +118,9 @@ func (c *Catalog) CreateDataset(ctx context.Context, id Ident, s schema.Schema, 
 	}
 	if existing != nil {
 		return existing, nil
+	}
+	if replaced != nil {
+		c.purgeIncarnation(ctx, replaced, "create dataset (replacing an abandoned creation)", nil)
 	}
 	c.audit(ctx, "create", "dataset", id.Workspace, id.Collection, id.Name, author)
 	return nd.ds, nil
@@ -151,6 +169,7 @@ func (c *Catalog) newDataset(id Ident, s schema.Schema, author string, opts Crea
 		SortOrder: opts.SortOrder, Properties: opts.Properties, Comment: opts.Comment,
 		Author: author, CreatedAt: now, UpdatedAt: now,
 		SourceTables: opts.SourceTables, SQL: opts.SQL, SubDocs: subDocsIncarnation,
+		Creating: opts.creating,
 	}}
 	if nd.data, err = meta.Encode(nd.ds); err != nil {
 		return nil, err
@@ -167,7 +186,9 @@ func (c *Catalog) newDataset(id Ident, s schema.Schema, author string, opts Crea
 // write creates the dataset's documents inside tx: the dataset, its
 // incarnation and its first schema.
 func (nd *newDataset) write(tx meta.Tx) error {
-	if err := tx.Create(datasetPath(nd.ds.Ident()), nd.data); err != nil {
+	// The caller's checkFree read the name free or abandoned inside tx;
+	// Set replaces an abandoned creation's document.
+	if err := tx.Set(datasetPath(nd.ds.Ident()), nd.data); err != nil {
 		return err
 	}
 	return nd.writeSubDocs(tx)
@@ -184,13 +205,16 @@ func (nd *newDataset) writeSubDocs(tx meta.Tx) error {
 // checkFree reads inside tx that id's collection exists and that no
 // dataset or view holds the name: ErrCollectionNotFound, ErrDatasetExists,
 // or with ifNotExists the existing dataset.
-func checkFree(tx meta.Tx, id Ident, ifNotExists bool) (*Dataset, error) {
+func (c *Catalog) checkFree(tx meta.Tx, id Ident, ifNotExists bool) (*Dataset, error) {
 	if _, err := tx.Get(collectionPath(id.Workspace, id.Collection)); errors.Is(err, meta.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s.%s", ErrCollectionNotFound, id.Workspace, id.Collection)
 	} else if err != nil {
 		return nil, err
 	}
-	if d, err := tx.Get(datasetPath(id)); err == nil {
+	if d, err := tx.Get(datasetPath(id)); err == nil && c.abandoned(d) {
+		// A creation whose creator died: the name is free (the new
+		// document replaces the abandoned one, see newDataset.write).
+	} else if err == nil {
 		if !ifNotExists {
 			return nil, fmt.Errorf("%w: %s", ErrDatasetExists, id.Short())
 		}
@@ -254,6 +278,9 @@ func (c *Catalog) Dataset(ctx context.Context, id Ident) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load dataset %s: %w", id.Short(), err)
 	}
+	if c.abandoned(d) {
+		return nil, fmt.Errorf("%w: %s", ErrDatasetNotFound, id.Short())
+	}
 	return decodeDataset(d, id)
 }
 
@@ -307,6 +334,9 @@ func (c *Catalog) ListDatasets(ctx context.Context, ws, coll string) ([]Dataset,
 	}
 	out := make([]Dataset, 0, len(docs))
 	for _, d := range docs {
+		if c.abandoned(d) {
+			continue
+		}
 		ds, err := decodeDataset(d, Ident{ws, coll, d.ID()})
 		if err != nil {
 			return nil, err
@@ -350,10 +380,19 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 	if err := c.deleteIncarnation(ctx, ds); err != nil {
 		return fmt.Errorf("%s %s: %w", what, id.Short(), err)
 	}
-	// The table is gone. Its sub-documents are its incarnation's, which
-	// no later table of the name reads: a clean-up cut short here only
-	// leaves garbage, which the next drop of the name sweeps. It still
-	// runs to its end when the statement is killed now.
+	c.purgeIncarnation(ctx, ds, what, keep)
+	c.audit(ctx, "drop", kind, id.Workspace, id.Collection, id.Name, author)
+	return nil
+}
+
+// purgeIncarnation deletes the sub-documents and data files (but keep) of
+// ds, an incarnation whose document is gone or replaced. Its
+// sub-documents are its incarnation's, which no later dataset of the name
+// reads: a clean-up cut short here only leaves garbage, which the next
+// drop of the name sweeps. It still runs to its end when the statement is
+// killed now; failures are only logged.
+func (c *Catalog) purgeIncarnation(ctx context.Context, ds *Dataset, what string, keep map[string]bool) {
+	id := ds.Ident()
 	ctx = context.WithoutCancel(ctx)
 	if err := c.deleteSubDocs(ctx, ds); err != nil {
 		c.log.Warn(what+": sub-documents left", "dataset", id.String(), "err", err)
@@ -366,8 +405,6 @@ func (c *Catalog) drop(ctx context.Context, ds *Dataset, kind, author string) er
 	if err := c.deletePrefix(ctx, ds.Location+"/", keep); err != nil {
 		c.log.Warn(what+": data files left for cleanup", "dataset", id.String(), "err", err)
 	}
-	c.audit(ctx, "drop", kind, id.Workspace, id.Collection, id.Name, author)
-	return nil
 }
 
 // DropDatasetIncarnation drops the dataset id only while it is the

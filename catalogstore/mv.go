@@ -108,6 +108,11 @@ type MaterializedViewSpec struct {
 	// History are earlier versions of the SQL to keep (CREATE OR REPLACE
 	// carries the replaced view's statements over).
 	History []Statement
+	// Replaces is the view CREATE OR REPLACE replaces (nil: the name must
+	// be free). CreateMaterializedView swaps it for the new view in the
+	// one transaction that registers the new view, so a replacement cut
+	// short leaves the old view or the new one, never neither.
+	Replaces *Dataset
 	// SourceSnapshots are the sources' snapshots when a dataset filled
 	// before its registration was filled (RegisterMaterializedView records
 	// that fill as the view's first refresh, trigger "create").
@@ -275,8 +280,19 @@ func (c *Catalog) CreateMaterializedView(ctx context.Context, id Ident, s schema
 	}
 	stmt := Statement{ID: uuid.NewString(), SQL: spec.SQL, Author: author, CreatedAt: nd.ds.CreatedAt}
 	var out *Dataset
+	var keep map[string]bool
+	if old := spec.Replaces; old != nil {
+		if keep, err = c.ExternalFiles(ctx, old); err != nil {
+			return nil, err
+		}
+	}
 	err = c.meta.RunTx(ctx, func(ctx context.Context, tx meta.Tx) error {
-		if _, err := checkFree(tx, id, false); err != nil {
+		var unreg *unregistration
+		if old := spec.Replaces; old == nil {
+			if _, err := c.checkFree(tx, id, false); err != nil {
+				return err
+			}
+		} else if unreg, err = readReplaced(tx, old, sources); err != nil {
 			return err
 		}
 		r, err := readRegistration(tx, id, sources, spec)
@@ -284,7 +300,11 @@ func (c *Catalog) CreateMaterializedView(ctx context.Context, id Ident, s schema
 			return err
 		}
 		// The dataset document is written once, registered: the name
-		// was checked free in this transaction.
+		// was checked free (or the replaced view current) in this
+		// transaction.
+		if err := unreg.write(tx); err != nil {
+			return err
+		}
 		if err := nd.writeSubDocs(tx); err != nil {
 			return err
 		}
@@ -294,6 +314,9 @@ func (c *Catalog) CreateMaterializedView(ctx context.Context, id Ident, s schema
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create materialized view %s: %w", id.Short(), err)
+	}
+	if old := spec.Replaces; old != nil {
+		c.purgeIncarnation(ctx, old, "replace materialized view", keep)
 	}
 	c.audit(ctx, "create", "materialized_view", id.Workspace, id.Collection, id.Name, author,
 		slog.String("statement_id", stmt.ID), slog.String("sources", strings.Join(out.SourceTables, ",")))
@@ -570,6 +593,10 @@ type Refresh struct {
 	Records     int64  `json:"records"`
 	StatementID string `json:"statement-id,omitempty"`
 	Message     string `json:"message,omitempty"`
+	// ViewUUID is the incarnation of the view the refresh ran for, once
+	// it read the view: RecordRefresh records it on that incarnation
+	// only, never on a view of the same name created since.
+	ViewUUID string `json:"view-uuid,omitempty"`
 }
 
 // RecordRefresh stores a refresh and sets the view's last-refresh fields,
@@ -596,6 +623,9 @@ func (c *Catalog) RecordRefresh(ctx context.Context, id Ident, r Refresh) error 
 		}
 		if !ds.IsMaterializedView() {
 			return fmt.Errorf("%w: %s is a table", ErrNotMaterializedView, id.Short())
+		}
+		if r.ViewUUID != "" && ds.UUID != r.ViewUUID {
+			return fmt.Errorf("%w: the materialized view the refresh ran for (uuid %s) was dropped; %s is now %s", ErrIncarnationChanged, r.ViewUUID, id.Short(), ds.UUID)
 		}
 		if err := tx.Set(meta.Join(ds.DocRoot(), "refreshes", r.ExecutionID), data); err != nil {
 			return err

@@ -152,12 +152,43 @@ func (c *Catalog) statements(ctx context.Context, doc string) ([]Statement, erro
 	return out, nil
 }
 
-// DropView drops a view and its statement history. ErrViewNotFound.
+// DropView drops a view and its statement history in one metastore
+// transaction: a drop cut short leaves the whole view, never a view
+// without its history nor a history a new view of the name would inherit.
+// ErrViewNotFound.
 func (c *Catalog) DropView(ctx context.Context, id Ident, author string) error {
-	if _, err := c.View(ctx, id); err != nil {
+	p := viewPath(id)
+	colls, err := c.meta.Collections(ctx, p)
+	if err != nil {
+		return fmt.Errorf("drop view %s: %w", id.Short(), err)
+	}
+	err = c.meta.RunTx(ctx, func(_ context.Context, tx meta.Tx) error {
+		if _, err := tx.Get(p); errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("%w: %s", ErrViewNotFound, id.Short())
+		} else if err != nil {
+			return err
+		}
+		// A view's sub-documents (its statements) are leaves; all are
+		// read before any is deleted (Firestore transactions read first).
+		var docs []meta.Doc
+		for _, coll := range colls {
+			ds, err := tx.List(meta.Join(p, coll))
+			if err != nil {
+				return err
+			}
+			docs = append(docs, ds...)
+		}
+		for _, d := range docs {
+			if err := tx.Delete(d.Path); err != nil {
+				return err
+			}
+		}
+		return tx.Delete(p)
+	})
+	if errors.Is(err, ErrViewNotFound) {
 		return err
 	}
-	if err := meta.DeleteTree(ctx, c.meta, viewPath(id)); err != nil {
+	if err != nil {
 		return fmt.Errorf("drop view %s: %w", id.Short(), err)
 	}
 	c.audit(ctx, "drop", "view", id.Workspace, id.Collection, id.Name, author)

@@ -108,7 +108,8 @@ func (s *CreateMaterializedView) readOnly() bool     { return false }
 // its definition, statements and triggers in one metastore transaction —
 // and fills it. A fill that fails drops the view again; a process killed
 // before the fill commits leaves the whole view, pending a refresh, never
-// a plain table (issue 18).
+// a plain table (issue 18). OR REPLACE replaces the old view in that same
+// transaction.
 func (s *CreateMaterializedView) exec(ctx *sql.Context, sess Session) (sql.RowIter, error) {
 	qs, err := querySessionOf(sess)
 	if err != nil {
@@ -150,16 +151,19 @@ func (s *CreateMaterializedView) exec(ctx *sql.Context, sess Session) (sql.RowIt
 		if history, err = cat.MaterializedViewStatements(ctx, id); err != nil {
 			return nil, err
 		}
-		if err := cat.DropMaterializedView(ctx, id, sess.Author()); err != nil {
-			return nil, err
-		}
 	}
+	// OR REPLACE swaps the old view for the new one in the transaction
+	// that registers the new one: until then the old view stays whole.
 	mv, rec, err := qs.CreateMaterializedView(ctx, id, catalogstore.MaterializedViewSpec{
-		SQL: s.Select, Sources: sources, Comment: s.Comment, History: history,
+		SQL: s.Select, Sources: sources, Comment: s.Comment, History: history, Replaces: existing,
 		SQLWorkspace: sess.CurrentWorkspace(), SQLDatabase: ctx.GetCurrentDatabase(),
 	})
 	if err != nil {
-		if mv != nil {
+		// A replacement whose fill failed keeps the new view, whole and
+		// not filled (its status says so; a refresh fills it): the old
+		// one is gone with the swap, and dropping the new one would leave
+		// neither.
+		if mv != nil && existing == nil {
 			dropLeftover(ctx, cat, mv, sess.Author())
 		}
 		return nil, err

@@ -55,7 +55,10 @@ func buildCTAS(ctx *sql.Context, inner sql.NodeExecBuilder, n sql.Node, r sql.Ro
 	if _, err := sess.e.cat.Dataset(ctx, id); !errors.Is(err, catalogstore.ErrDatasetNotFound) {
 		return inner.Build(ctx, n, r) // exists (IF NOT EXISTS) or unreadable: GMS decides
 	}
-	iter, err := inner.Build(ctx, n, r)
+	// GMS creates the table in Build: created marked with this process,
+	// so a kill before its rows commit leaves nothing (catalogstore's
+	// creating.go); the commit of the rows, or publishCreated, unmarks it.
+	iter, err := inner.Build(ctx.WithContext(catalogstore.WithCreating(ctx.Context)), n, r)
 	if sql.ErrTableAlreadyExists.Is(err) {
 		return nil, err // another writer created it first: not ours to drop
 	}
@@ -119,6 +122,21 @@ func (it *ctasIter) WithChildIter(child sql.RowIter) sql.RowIter {
 	out := *it
 	out.inner = child
 	return &out
+}
+
+// publishCreated makes the table a CTAS created permanent once its rows
+// committed (a no-op then: the commit published it) or, with no rows,
+// once the statement succeeded. A table that cannot be published is
+// dropped, and the statement fails.
+func publishCreated(ctx *sql.Context, sess *Session, c createdTable) error {
+	if c.uuid == "" {
+		return nil
+	}
+	if err := sess.e.cat.PublishDataset(ctx, c.id, c.uuid); err != nil {
+		dropCreated(ctx, sess, c)
+		return err
+	}
+	return nil
 }
 
 // dropCreated drops the table a failed CTAS created, with whatever the

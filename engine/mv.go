@@ -145,7 +145,7 @@ func (s *Session) CreateMaterializedView(ctx *sql.Context, id catalogstore.Ident
 		return nil, nil, err
 	}
 	e := s.e
-	rec := &catalogstore.Refresh{ExecutionID: catalogstore.NewExecutionID(), Trigger: "create", Author: s.Client().User, StartedAt: time.Now().UTC()}
+	rec := &catalogstore.Refresh{ExecutionID: catalogstore.NewExecutionID(), Trigger: "create", Author: s.Client().User, StartedAt: time.Now().UTC(), ViewUUID: mv.UUID}
 	if err := e.doRefresh(ctx, id, s.Client(), rec); err != nil {
 		return mv, nil, err
 	}
@@ -391,6 +391,14 @@ func (e *Engine) refreshOnce(ctx context.Context, id catalogstore.Ident, client 
 	mv, err := e.cat.MaterializedView(ctx, id)
 	if err != nil {
 		return err
+	}
+	// A refresh is for one incarnation of the view: an attempt after the
+	// view was dropped and created again under its name stops, and its
+	// record is refused (RecordRefresh).
+	if rec.ViewUUID == "" {
+		rec.ViewUUID = mv.UUID
+	} else if mv.UUID != rec.ViewUUID {
+		return fmt.Errorf("%w: materialized view %s was dropped and created again during the refresh", catalogstore.ErrIncarnationChanged, id.Short())
 	}
 	rec.StatementID = mv.StatementID
 	sources, err := mv.Sources()

@@ -168,7 +168,7 @@ func (s *Session) StartTransaction(_ *sql.Context, c sql.TransactionCharacterist
 func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
 	ctas := s.takePendingCTAS()
 	if s.writes.Empty() {
-		return nil
+		return s.publish(ctx, ctas)
 	}
 	if t, ok := tx.(*transaction); ok && t.readOnly {
 		s.writes.Rollback()
@@ -191,7 +191,15 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		ctx.SetTransaction(nil)
 		return sqlerr.Wrap(err)
 	}
-	return nil
+	return s.publish(ctx, ctas)
+}
+
+// publish publishes the table the committed CTAS created, if any.
+func (s *Session) publish(ctx *sql.Context, ctas *createdTable) error {
+	if ctas == nil {
+		return nil
+	}
+	return sqlerr.Wrap(publishCreated(ctx, s, *ctas))
 }
 
 // Rollback implements sql.TransactionSession.

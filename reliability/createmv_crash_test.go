@@ -27,6 +27,7 @@ const (
 	envMVSignal    = "LAKESQL_MVCRASH_SIGNAL"
 	envMVMeta      = "LAKESQL_MVCRASH_METASTORE" // "" for the warehouse's SQLite
 	envMVStorage   = "LAKESQL_MVCRASH_STORAGE"
+	envMVSQL       = "LAKESQL_MVCRASH_SQL" // the statement; "" for createMV
 )
 
 const (
@@ -55,7 +56,7 @@ func (s *stepCounter) RunTx(ctx context.Context, fn func(context.Context, meta.T
 }
 
 // TestHelperCreateMV is the child of TestCrash_CreateMaterializedViewAtEachStep:
-// it runs CREATE MATERIALIZED VIEW on the warehouse and stops after the
+// it runs CREATE MATERIALIZED VIEW (or the statement in envMVSQL) on the warehouse and stops after the
 // step-th metastore transaction the statement completes.
 func TestHelperCreateMV(t *testing.T) {
 	dir := os.Getenv(envMVWarehouse)
@@ -85,7 +86,11 @@ func TestHelperCreateMV(t *testing.T) {
 	c := e.Connect("root")
 	defer c.Close()
 	armed.Store(true)
-	if _, err := c.Query(context.Background(), createMV); err != nil {
+	stmt := os.Getenv(envMVSQL)
+	if stmt == "" {
+		stmt = createMV
+	}
+	if _, err := c.Query(context.Background(), stmt); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeFileAtomic(signal, "done"); err != nil {

@@ -78,7 +78,7 @@ func Acquire(ctx context.Context, cat *catalogstore.Catalog, ds *catalogstore.Da
 			}
 			switch {
 			case !cur.ExpiresAt.After(now):
-			case cur.gone(here):
+			case cur.Gone(here):
 				l.TookOver = fmt.Sprintf("%s (pid %d on %s, gone)", cur.Holder, cur.PID, cur.Host)
 			default:
 				return &LeaseHeldError{Dataset: id.Short(), Holder: cur.Holder, Expires: cur.ExpiresAt, PID: cur.PID, Host: cur.Host}

@@ -1,15 +1,15 @@
 //go:build unix
 
-package maintenance
+package process
 
 import (
 	"errors"
 	"syscall"
 )
 
-// processExists reports whether a process with pid exists (signal 0 is
+// Exists reports whether a process with pid exists (signal 0 is
 // only checked, never sent). EPERM means it exists under another user.
-func processExists(pid int) bool {
+func Exists(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || !errors.Is(err, syscall.ESRCH)
 }
