@@ -18,7 +18,11 @@ import (
 // commit) would leave an empty table behind, so the builder wraps a CTAS
 // and drops the table it created when the statement fails: ctasIter for
 // failures while the rows are produced, Session.CommitTransaction (through
-// the session's pending CTAS) for a refused commit.
+// the session's pending CTAS) for a refused commit. A process killed
+// before it can drop the table leaves nothing visible either: the table is
+// created marked with its creating process (catalogstore/creating.go), the
+// first commit clears the mark, and a marked table whose creator is gone
+// is treated as absent and replaced by the next CREATE of its name.
 
 // ctasTarget returns the dataset a CREATE TABLE … AS SELECT plan creates,
 // or false.
