@@ -194,16 +194,9 @@ func (g *Gen) inSubquery(s scope) string {
 		outer, cands = s[0], ts[:1]
 	}
 	inner := cands[g.r.IntN(len(cands))]
-	// IN only, not NOT IN: GMS v0.20.0 keeps an outer row whose key is
-	// NULL when the subquery is not empty (`NULL NOT IN (1, 3)` is NULL in
-	// MySQL, so the row goes). (The 1105 "unable to find field with index"
-	// on an aliased NOT IN, from column pruning below joins, is fixed:
-	// conformance not_exists_nulls.test.)
-	not := ""
+	not := pick(g.r, "", "NOT ")
 	sub := fmt.Sprintf("SELECT %s FROM %s s", inner.sql, t.Name)
-	// NOT IN over the whole column only: GMS drops a NULL probe even when
-	// the subquery is empty (where NULL NOT IN () is TRUE).
-	if not == "" && g.r.IntN(2) == 0 {
+	if g.r.IntN(2) == 0 {
 		sub += " WHERE " + g.colCond(ts)
 	}
 	return fmt.Sprintf("%s %sIN (%s)", outer.sql, not, sub)

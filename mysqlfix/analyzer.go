@@ -17,6 +17,7 @@ const (
 	ruleSessionZoneFunctions
 	ruleStringFunctions
 	ruleTableFuncIds
+	ruleSetOpOrder
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -36,6 +37,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
 		AddPreAnalyzeRule(ruleSessionZoneFunctions, sessionZoneFunctions).
 		AddPreAnalyzeRule(ruleStringFunctions, stringFunctions).
+		AddPostAnalyzeRule(ruleSetOpOrder, setOpOrder).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostAnalyzeRule(ruleInfoSchemaTimeColumns, infoSchemaTimeColumns).
