@@ -23,9 +23,9 @@ import (
 // equality. It has no ORDER BY, LIMIT or OFFSET (setOpOrder moved them).
 type weightSetOp struct {
 	left, right sql.Node
-	except   bool
-	distinct bool
-	exec     sql.NodeExecBuilder
+	except      bool
+	distinct    bool
+	exec        sql.NodeExecBuilder
 }
 
 var _ sql.ExecSourceRel = (*weightSetOp)(nil)
@@ -34,11 +34,11 @@ var _ sql.ExecSourceRel = (*weightSetOp)(nil)
 // LIMIT or OFFSET.
 func newWeightSetOp(s *plan.SetOp, exec sql.NodeExecBuilder) *weightSetOp {
 	return &weightSetOp{
-		left:       s.Left(),
-		right:      s.Right(),
-		except:     s.SetOpType == plan.ExceptType,
-		distinct:   s.Distinct,
-		exec:       exec,
+		left:     s.Left(),
+		right:    s.Right(),
+		except:   s.SetOpType == plan.ExceptType,
+		distinct: s.Distinct,
+		exec:     exec,
 	}
 }
 
