@@ -118,11 +118,9 @@ func (g *Gen) lit(s scope, k Kind) string {
 		}
 		return fit[g.r.IntN(len(fit))]
 	case KindDate:
-		// Not DATE '…': GMS types the literal as TEXT (MySQL: DATE).
-		return pick(g.r, "CAST('2024-01-15' AS DATE)", "CAST('2024-02-29' AS DATE)", "CAST('1999-12-31' AS DATE)")
+		return pick(g.r, "CAST('2024-01-15' AS DATE)", "DATE '2024-02-29'", "CAST('1999-12-31' AS DATE)", "DATE '2024-01-15'")
 	case KindDatetime:
-		// Not TIMESTAMP '…': GMS types the literal as TEXT (MySQL: DATETIME).
-		return pick(g.r, "CAST('2024-01-15 10:30:00' AS DATETIME)", "CAST('2024-03-01 00:00:00' AS DATETIME)")
+		return pick(g.r, "CAST('2024-01-15 10:30:00' AS DATETIME)", "TIMESTAMP '2024-03-01 00:00:00'", "TIMESTAMP '2024-01-15 10:30:00.25'")
 	default:
 		return pick(g.r, "TRUE", "FALSE")
 	}
@@ -397,10 +395,7 @@ func (g *Gen) cond(s scope, depth int) string {
 		}
 		return fmt.Sprintf("%s %sIN (%s, %s, %s)", g.expr(s, k, d), pick(g.r, "", "NOT "), g.lit(s, k), g.lit(s, k), g.lit(s, k))
 	case 6:
-		// No '\_' or '\%' patterns: GMS's lexer unescapes them in every
-		// string literal ('\_' is "_"), MySQL keeps the backslash, so
-		// LIKE '%\_%' matches every string on lakesql.
-		return fmt.Sprintf("%s LIKE %s", g.expr(s, KindString, d), pick(g.r, "'a%'", "'%b'", "'_'", "'%'", "'A%'", "'a_'"))
+		return fmt.Sprintf("%s LIKE %s", g.expr(s, KindString, d), pick(g.r, "'a%'", "'%b'", "'_'", "'%'", "'A%'", "'a_'", `'%\_%'`, `'a\%'`, `'\_'`))
 	case 7:
 		if cols := s.ofKind(KindBool); len(cols) > 0 {
 			return cols[g.r.IntN(len(cols))].sql

@@ -18,6 +18,7 @@ const (
 	ruleStringFunctions
 	ruleTableFuncIds
 	ruleSetOpOrder
+	ruleLikeEscape
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -37,6 +38,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
 		AddPreAnalyzeRule(ruleSessionZoneFunctions, sessionZoneFunctions).
 		AddPreAnalyzeRule(ruleStringFunctions, stringFunctions).
+		AddPreAnalyzeRule(ruleLikeEscape, likeEscape).
 		AddPostAnalyzeRule(ruleSetOpOrder, setOpOrder).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
