@@ -196,15 +196,21 @@ func (g *Gen) inSubquery(s scope) string {
 	inner := cands[g.r.IntN(len(cands))]
 	not := pick(g.r, "", "NOT ")
 	sub := fmt.Sprintf("SELECT %s FROM %s s", inner.sql, t.Name)
-	if g.r.IntN(2) == 0 {
+	switch g.r.IntN(4) {
+	case 0, 1:
 		sub += " WHERE " + g.colCond(ts)
+	case 2:
+		// A condition on no column (decided when planned), alone or
+		// with one on a column.
+		sub += " WHERE " + g.cond(scope{}, 1)
+		if g.r.IntN(2) == 0 {
+			sub += " AND " + g.colCond(ts)
+		}
 	}
 	return fmt.Sprintf("%s %sIN (%s)", outer.sql, not, sub)
 }
 
-// colCond is a condition on a column of s. Subqueries get only these:
-// GMS v0.20.0 panics ("vertex not found", 1105) planning an IN subquery
-// whose WHERE is a constant (`x IN (SELECT y FROM t WHERE ” IS NULL)`).
+// colCond is a condition on a column of s.
 func (g *Gen) colCond(s scope) string {
 	c := s[g.r.IntN(len(s))]
 	if c.t.Kind == KindBool {

@@ -19,6 +19,7 @@ const (
 	ruleTableFuncIds
 	ruleSetOpOrder
 	ruleLikeEscape
+	ruleConstInSubquery
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -39,6 +40,7 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleSessionZoneFunctions, sessionZoneFunctions).
 		AddPreAnalyzeRule(ruleStringFunctions, stringFunctions).
 		AddPreAnalyzeRule(ruleLikeEscape, likeEscape).
+		AddPreAnalyzeRule(ruleConstInSubquery, constInSubquery).
 		AddPostAnalyzeRule(ruleSetOpOrder, setOpOrder).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
