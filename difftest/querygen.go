@@ -102,19 +102,9 @@ func (g *Gen) joinOn(left, right scope) string {
 	return left[0].sql + " = " + right[0].sql
 }
 
-// comparable are the columns of s of l's kind that GMS joins with l
-// correctly: strings only of the same type, since a hash join converts
-// one side's key to the other's type (a join of VARCHAR(1) with
-// VARCHAR(3) fails with 1406; with GMS's coster it did not, with
-// lakesql's it does).
+// comparable are the columns of s of l's kind.
 func comparable(l ref, s scope) []ref {
-	var out []ref
-	for _, c := range s.ofKind(l.t.Kind) {
-		if l.t.Kind != KindString || c.t.SQL == l.t.SQL {
-			out = append(out, c)
-		}
-	}
-	return out
+	return s.ofKind(l.t.Kind)
 }
 
 // inComparable are the columns an IN subquery may compare l with: of the

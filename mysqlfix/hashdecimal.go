@@ -55,7 +55,7 @@ func mysqlHashKeys(build, probe sql.Expression) (sql.Expression, sql.Expression,
 	if numberAndString(probe.Type(), build.Type()) {
 		return &doubleKey{e: build}, &doubleKey{e: probe}, true
 	}
-	return nil, nil, false
+	return tupleHashKeys(build, probe)
 }
 
 // decimalKey is a hash-join key over a DECIMAL expression: the number's

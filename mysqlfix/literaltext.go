@@ -32,6 +32,8 @@ func fixLiterals(q string, ansiQuotes bool) (string, bool) {
 	if !strings.Contains(q, `\_`) && !strings.Contains(q, `\%`) && !hasTypedLiteralWord(q) {
 		return q, false
 	}
+	// NAME_CONST takes literals only: its DATE '…' stays as GMS reads it.
+	typed := !strings.Contains(strings.ToUpper(q), "NAME_CONST")
 	var b strings.Builder
 	changed := false
 	for i := 0; i < len(q); {
@@ -47,7 +49,7 @@ func fixLiterals(q string, ansiQuotes bool) (string, bool) {
 			i = end
 			continue
 		case isWordStart(q, i):
-			if cast, end, ok := typedLiteral(q, i, ansiQuotes); ok {
+			if cast, end, ok := typedLiteral(q, i, ansiQuotes); ok && typed {
 				b.WriteString(cast)
 				i, changed = end, true
 				continue
