@@ -50,8 +50,9 @@ func (g *Gen) from() (string, scope) {
 		alias := string(rune('b' + i))
 		us := tableScope(u, alias)
 		both := append(append(scope{}, s...), us...)
-		// An integer column: GMS refuses to compare a DATE with an INT
-		// (1366) where MySQL compares them as numbers.
+		// An integer column: a hash join of a DATE with an INT fails with
+		// 1366 (incorrect datetime value) where MySQL compares them as
+		// numbers.
 		prev := "a.k"
 		if ints := s.operands(KindInt); g.r.IntN(3) == 0 {
 			prev = ints[g.r.IntN(len(ints))].sql
@@ -73,15 +74,9 @@ func (g *Gen) from() (string, scope) {
 			on += " AND " + g.colCond(us)
 		}
 		kind := pick(g.r, "JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN")
-		if kind == "RIGHT JOIN" && n > 1 {
-			// A RIGHT JOIN of two tables only: in a chain of three GMS
-			// returns rows MySQL does not (`a RIGHT JOIN b ON … JOIN c ON
-			// a.k = c.k`) or none (`a JOIN b … RIGHT JOIN c ON a.x = c.x`).
-			kind = "LEFT JOIN"
-		}
-		// A CROSS JOIN only last: GMS fails `a CROSS JOIN b LEFT JOIN c ON
-		// a.k = c.k WHERE (c.x IS NULL OR …) GROUP BY …` with 1105 "unable
-		// to find field with index 5 in row of 3 columns".
+		// A CROSS JOIN only last: GMS fails `a CROSS JOIN b RIGHT JOIN c
+		// ON a.k = c.x WHERE (b.y <> a.z OR …)` with 1105 "unable to find
+		// field with index 14 in row of 6 columns".
 		if i == n-1 && g.r.IntN(8) == 0 {
 			clause += fmt.Sprintf(" CROSS JOIN %s %s", u.Name, alias)
 		} else {
