@@ -50,8 +50,9 @@ func (g *Gen) from() (string, scope) {
 		alias := string(rune('b' + i))
 		us := tableScope(u, alias)
 		both := append(append(scope{}, s...), us...)
-		// An integer column: GMS refuses to compare a DATE with an INT
-		// (1366) where MySQL compares them as numbers.
+		// An integer column: a hash join of a DATE with an INT fails with
+		// 1366 (incorrect datetime value) where MySQL compares them as
+		// numbers.
 		prev := "a.k"
 		if ints := s.operands(KindInt); g.r.IntN(3) == 0 {
 			prev = ints[g.r.IntN(len(ints))].sql
@@ -73,15 +74,9 @@ func (g *Gen) from() (string, scope) {
 			on += " AND " + g.colCond(us)
 		}
 		kind := pick(g.r, "JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN")
-		if kind == "RIGHT JOIN" && n > 1 {
-			// A RIGHT JOIN of two tables only: in a chain of three GMS
-			// returns rows MySQL does not (`a RIGHT JOIN b ON … JOIN c ON
-			// a.k = c.k`) or none (`a JOIN b … RIGHT JOIN c ON a.x = c.x`).
-			kind = "LEFT JOIN"
-		}
-		// A CROSS JOIN only last: GMS fails `a CROSS JOIN b LEFT JOIN c ON
-		// a.k = c.k WHERE (c.x IS NULL OR …) GROUP BY …` with 1105 "unable
-		// to find field with index 5 in row of 3 columns".
+		// A CROSS JOIN only last: GMS fails `a CROSS JOIN b RIGHT JOIN c
+		// ON a.k = c.x WHERE (b.y <> a.z OR …)` with 1105 "unable to find
+		// field with index 14 in row of 6 columns".
 		if i == n-1 && g.r.IntN(8) == 0 {
 			clause += fmt.Sprintf(" CROSS JOIN %s %s", u.Name, alias)
 		} else {
@@ -96,37 +91,24 @@ func (g *Gen) from() (string, scope) {
 // (falling back to the keys).
 func (g *Gen) joinOn(left, right scope) string {
 	l := left[g.r.IntN(len(left))]
-	// Not on DECIMAL columns: GMS's joins on equal DECIMAL columns that
-	// hold their type's limits lose matches (0 rows where MariaDB has 7).
-	if cands := comparable(l, right); len(cands) > 0 && l.t.Kind != KindBool && l.t.Kind != KindDecimal {
+	if cands := comparable(l, right); len(cands) > 0 && l.t.Kind != KindBool {
 		return l.sql + " = " + cands[g.r.IntN(len(cands))].sql
 	}
 	return left[0].sql + " = " + right[0].sql
 }
 
-// comparable are the columns of s of l's kind that GMS joins with l
-// correctly: strings only of the same type, since a hash join converts
-// one side's key to the other's type (a join of VARCHAR(1) with
-// VARCHAR(3) fails with 1406; with GMS's coster it did not, with
-// lakesql's it does).
+// comparable are the columns of s of l's kind.
 func comparable(l ref, s scope) []ref {
-	var out []ref
-	for _, c := range s.ofKind(l.t.Kind) {
-		if l.t.Kind != KindString || c.t.SQL == l.t.SQL {
-			out = append(out, c)
-		}
-	}
-	return out
+	return s.ofKind(l.t.Kind)
 }
 
 // inComparable are the columns an IN subquery may compare l with: of the
-// same type, and no DECIMALs (GMS's IN-to-semi-join on a DECIMAL(28,6)
-// column holding 9999999999999999999999.999999 matched no row; an INT
-// probe against a TINYINT subquery column dropped every row).
+// same kind (any widths, DECIMALs of any precision and scale), strings
+// only of the same type.
 func inComparable(l ref, s scope) []ref {
 	var out []ref
 	for _, c := range s.ofKind(l.t.Kind) {
-		if l.t.Kind != KindDecimal && c.t.SQL == l.t.SQL {
+		if l.t.Kind != KindString || c.t.SQL == l.t.SQL {
 			out = append(out, c)
 		}
 	}
@@ -194,24 +176,31 @@ func (g *Gen) inSubquery(s scope) string {
 		outer, cands = s[0], ts[:1]
 	}
 	inner := cands[g.r.IntN(len(cands))]
-	// IN only, not NOT IN: GMS v0.20.0 keeps an outer row whose key is
-	// NULL when the subquery is not empty (`NULL NOT IN (1, 3)` is NULL in
-	// MySQL, so the row goes). (The 1105 "unable to find field with index"
-	// on an aliased NOT IN, from column pruning below joins, is fixed:
-	// conformance not_exists_nulls.test.)
-	not := ""
+	not := pick(g.r, "", "NOT ")
+	if not != "" && (inner.t.Kind == KindInt || inner.t.Kind == KindDecimal) && inner.t.SQL != outer.t.SQL {
+		// NOT IN between columns of one numeric type only: MariaDB
+		// answers TRUE for a probe outside the subquery column's range
+		// (-1 NOT IN a TINYINT UNSIGNED column, -486.2 NOT IN a
+		// DECIMAL(2,1) one) even when the column holds a NULL, where
+		// MySQL 8 (and lakesql) answer NULL.
+		not = ""
+	}
 	sub := fmt.Sprintf("SELECT %s FROM %s s", inner.sql, t.Name)
-	// NOT IN over the whole column only: GMS drops a NULL probe even when
-	// the subquery is empty (where NULL NOT IN () is TRUE).
-	if not == "" && g.r.IntN(2) == 0 {
+	switch g.r.IntN(4) {
+	case 0, 1:
 		sub += " WHERE " + g.colCond(ts)
+	case 2:
+		// A condition on no column (decided when planned), alone or
+		// with one on a column.
+		sub += " WHERE " + g.cond(scope{}, 1)
+		if g.r.IntN(2) == 0 {
+			sub += " AND " + g.colCond(ts)
+		}
 	}
 	return fmt.Sprintf("%s %sIN (%s)", outer.sql, not, sub)
 }
 
-// colCond is a condition on a column of s. Subqueries get only these:
-// GMS v0.20.0 panics ("vertex not found", 1105) planning an IN subquery
-// whose WHERE is a constant (`x IN (SELECT y FROM t WHERE ” IS NULL)`).
+// colCond is a condition on a column of s.
 func (g *Gen) colCond(s scope) string {
 	c := s[g.r.IntN(len(s))]
 	if c.t.Kind == KindBool {

@@ -92,7 +92,7 @@ func stringValue(r *rand.Rand, t ColType, edge bool) string {
 	if edge {
 		s = pick(r, "", " ", "a ", "A", "Z", "%", "_", "O'R", "é", strings.Repeat("z", t.Len))
 	} else {
-		s = pick(r, "a", "b", "ab", "abc", "B", "x1", "10", "2", "-3.5", "m n")
+		s = pick(r, "a", "b", "ab", "abc", "B", "x1", "10", "2", "-3.5", "m n", "a_b", "a%")
 	}
 	if len([]rune(s)) > t.Len {
 		s = string([]rune(s)[:t.Len])

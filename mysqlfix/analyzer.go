@@ -17,6 +17,9 @@ const (
 	ruleSessionZoneFunctions
 	ruleStringFunctions
 	ruleTableFuncIds
+	ruleSetOpOrder
+	ruleLikeEscape
+	ruleConstInSubquery
 )
 
 // AddRules adds the analyzer rules that restore MySQL's behaviour to b:
@@ -36,6 +39,9 @@ func AddRules(b *analyzer.Builder) *analyzer.Builder {
 		AddPreAnalyzeRule(ruleConnectCrossJoins, connectCrossJoins).
 		AddPreAnalyzeRule(ruleSessionZoneFunctions, sessionZoneFunctions).
 		AddPreAnalyzeRule(ruleStringFunctions, stringFunctions).
+		AddPreAnalyzeRule(ruleLikeEscape, likeEscape).
+		AddPreAnalyzeRule(ruleConstInSubquery, constInSubquery).
+		AddPostAnalyzeRule(ruleSetOpOrder, setOpOrder).
 		AddPostAnalyzeRule(ruleCollatedDistinct, collatedDistinct).
 		AddPostAnalyzeRule(ruleRecordResultSchema, recordResultSchema).
 		AddPostAnalyzeRule(ruleInfoSchemaTimeColumns, infoSchemaTimeColumns).

@@ -21,8 +21,8 @@ import (
 // 'a', 'A' and 'á' count as three values where MySQL (and GMS's own GROUP
 // BY, which hashes collation weights) sees one. collatedDistinct replaces
 // those operators, only where a string of such a collation is compared, with
-// versions that key each row by its collation weight strings. INTERSECT and
-// EXCEPT keep GMS's comparison.
+// versions that key each row by its collation weight strings; INTERSECT and
+// EXCEPT the same way (collatedsetop.go).
 
 // collatedDistinct is the analyzer rule.
 func collatedDistinct(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
@@ -34,7 +34,13 @@ func collatedDistinct(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.
 			}
 			return &distinctByWeight{UnaryNode: plan.UnaryNode{Child: x.Child}, exec: a.ExecBuilder}, transform.NewTree, nil
 		case *plan.SetOp:
-			if !x.Distinct || x.SetOpType != plan.UnionType || !collatedSchema(x.Schema()) {
+			if !collatedSchema(x.Schema()) {
+				return n, transform.SameTree, nil
+			}
+			if x.SetOpType != plan.UnionType {
+				return newWeightSetOp(x, a.ExecBuilder), transform.NewTree, nil
+			}
+			if !x.Distinct {
 				return n, transform.SameTree, nil
 			}
 			all := *x
@@ -61,14 +67,19 @@ func countDistinctByWeight(e sql.Expression) (sql.Expression, transform.TreeIden
 }
 
 // weighted reports whether t is a string type whose collation makes
-// different bytes equal: anything but a binary collation.
+// different bytes equal: anything but a binary NO PAD collation.
+// utf8mb4_bin is PAD SPACE in MySQL 8 ('a ' and 'a' are one value),
+// utf8mb4_0900_bin and binary are NO PAD.
 func weighted(t sql.Type) bool {
 	st, ok := t.(sql.StringType)
 	if !ok {
 		return false
 	}
 	c := st.Collation()
-	return c != sql.Collation_binary && !strings.HasSuffix(c.Name(), "_bin")
+	if c == sql.Collation_binary {
+		return false
+	}
+	return !strings.HasSuffix(c.Name(), "_bin") || c.PadAttribute() == "PAD SPACE"
 }
 
 func collatedSchema(s sql.Schema) bool {

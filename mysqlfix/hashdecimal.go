@@ -55,17 +55,24 @@ func mysqlHashKeys(build, probe sql.Expression) (sql.Expression, sql.Expression,
 	if numberAndString(probe.Type(), build.Type()) {
 		return &doubleKey{e: build}, &doubleKey{e: probe}, true
 	}
-	return nil, nil, false
+	return tupleHashKeys(build, probe)
 }
 
 // decimalKey is a hash-join key over a DECIMAL expression: the number's
-// canonical text (no trailing zeros), NULL for NULL.
+// canonical text (no trailing zeros), NULL for NULL. A DECIMAL value is
+// not converted to the probe's type: a build value wider than it (an IN
+// subquery's DECIMAL(26,2) against a DECIMAL(2,1) probe) failed the join
+// with 1264 (out of range).
 type decimalKey struct {
 	e  sql.Expression
 	to sql.DecimalType
 }
 
 var _ sql.Expression = (*decimalKey)(nil)
+
+// outOfRangeKey is the key of a non-DECIMAL value outside the probe's
+// DECIMAL type; canonical numbers never spell it.
+const outOfRangeKey = "out of range"
 
 func (k *decimalKey) Resolved() bool             { return k.e.Resolved() }
 func (k *decimalKey) IsNullable() bool           { return k.e.IsNullable() }
@@ -89,7 +96,16 @@ func (k *decimalKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
+	if d, ok := v.(decimal.Decimal); ok {
+		// Exact, whatever the two sides' precision and scale.
+		return d.String(), nil
+	}
 	c, _, err := k.to.Convert(ctx, v)
+	if types.ErrConvertToDecimalLimit.Is(err) {
+		// Beyond the probe key's type: equal to no probe value (never
+		// NULL, which an anti join would count).
+		return outOfRangeKey, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -34,9 +34,17 @@ func NewParser(inner sql.Parser) *Parser {
 
 // ParseSimple implements sql.Parser.
 func (p *Parser) ParseSimple(query string) (ast.Statement, error) {
-	st, err := p.inner.ParseSimple(markRollup(query))
+	marked := markRollup(query)
+	st, err := p.inner.ParseSimple(marked)
 	if err != nil {
 		return st, tooDeep(err)
+	}
+	if fixed, ok := fixLiterals(marked, false); ok {
+		fst, err := p.inner.ParseSimple(fixed)
+		if err != nil {
+			return fst, tooDeep(err)
+		}
+		st = reparseFixedLiterals(st, fst)
 	}
 	if err := checkNesting(st); err != nil {
 		return nil, err
@@ -56,6 +64,15 @@ func (p *Parser) ParseWithOptions(ctx context.Context, query string, delimiter r
 	if err != nil {
 		return st, parsed, rest, tooDeep(err)
 	}
+	// The statement's extent comes from its text as written; its tree
+	// from the text with MySQL's literals restored (literaltext.go).
+	if fixed, ok := fixLiterals(parsed, options.AnsiQuotes); ok {
+		fst, _, _, err := p.inner.ParseWithOptions(ctx, fixed, delimiter, false, options)
+		if err != nil {
+			return fst, parsed, rest, tooDeep(err)
+		}
+		st = reparseFixedLiterals(st, fst)
+	}
 	if err := checkNesting(st); err != nil {
 		return nil, unmarkRollup(parsed), rest, err
 	}
@@ -74,6 +91,17 @@ func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, options 
 		// The marker has the length of the text it replaces; never
 		// hand out an offset into a string the caller does not have.
 		return nil, 0, fmt.Errorf("mysqlfix: rollup marker changed the statement length")
+	}
+	text := marked
+	if end > 0 && end < len(marked) {
+		text = marked[:end]
+	}
+	if fixed, ok := fixLiterals(text, options.AnsiQuotes); ok {
+		fst, _, _, err := p.inner.ParseWithOptions(ctx, fixed, ';', false, options)
+		if err != nil {
+			return fst, end, tooDeep(err)
+		}
+		st = reparseFixedLiterals(st, fst)
 	}
 	if err := checkNesting(st); err != nil {
 		return nil, end, err

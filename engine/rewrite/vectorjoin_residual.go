@@ -63,9 +63,12 @@ func unwiden(e sql.Expression) sql.Expression {
 		return e
 	}
 	gf, ok := cv.Child.(*expression.GetField)
+	if !ok {
+		return e // CONVERT of an expression, not of a column
+	}
 	to, ok2 := cv.Type().(sql.DecimalType)
 	from, ok3 := gf.Type().(sql.DecimalType)
-	if !ok || !ok2 || !ok3 || cv.Type().Type() != from.Type() {
+	if !ok2 || !ok3 || cv.Type().Type() != from.Type() {
 		return e
 	}
 	if to.Scale() < from.Scale() || to.Precision()-to.Scale() < from.Precision()-from.Scale() {
