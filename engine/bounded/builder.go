@@ -43,6 +43,8 @@ func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter
 		if shares != nil {
 			return o.buildShared(ctx, shares, n)
 		}
+	case *plan.Filter:
+		return o.buildFilter(ctx, n, row)
 	case *plan.Sort:
 		return o.buildSort(ctx, n, row)
 	case *plan.JoinNode:

@@ -1,0 +1,55 @@
+package bounded
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// endless is a leaf whose rows never end and whose iterator never looks
+// at the context: rows already in memory (a finished GROUP BY's groups).
+type endless struct{ plan.EmptyTable }
+
+func (*endless) RowIter(*sql.Context, sql.Row) (sql.RowIter, error) { return endlessIter{}, nil }
+
+type endlessIter struct{}
+
+func (endlessIter) Next(*sql.Context) (sql.Row, error) { return sql.Row{int64(1)}, nil }
+func (endlessIter) Close(*sql.Context) error           { return nil }
+
+// TestFilter_StopsOnCancel: a WHERE / HAVING that no row passes, over an
+// input that never checks the context, returns the query's cancellation
+// (KILL QUERY) instead of looping over its whole input inside one Next;
+// without the check this input never ends.
+func TestFilter_StopsOnCancel(t *testing.T) {
+	col := expression.NewGetField(0, types.Int64, "a", false)
+	conds := []struct {
+		name string
+		cond sql.Expression
+	}{
+		{"false", expression.NewLiteral(false, types.Boolean)},
+		{"a > 1", expression.NewGreaterThan(col, expression.NewLiteral(int64(1), types.Int64))},
+		{"a IS NULL", expression.NewIsNull(col)},
+	}
+	for _, c := range conds {
+		t.Run(c.name, func(t *testing.T) {
+			base := budgetContext(1 << 20)
+			cctx, cancel := context.WithCancel(base.Context)
+			ctx := base.WithContext(cctx)
+			cancel()
+			it, err := NewBuilder(t.TempDir()).Build(ctx, plan.NewFilter(c.cond, &endless{}), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer it.Close(ctx)
+			if _, err := it.Next(ctx); !errors.Is(err, context.Canceled) {
+				t.Fatalf("got %v, want context.Canceled", err)
+			}
+		})
+	}
+}
