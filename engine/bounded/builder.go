@@ -44,7 +44,9 @@ func (o *override) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter
 			return o.buildShared(ctx, shares, n)
 		}
 	case *plan.Filter:
-		return o.buildFilter(ctx, n, row)
+		return o.buildFilter(ctx, "plan.Filter", n.Expression, n.Child, row)
+	case *plan.Having:
+		return o.buildFilter(ctx, "plan.Having", n.Cond, n.Child, row)
 	case *plan.Sort:
 		return o.buildSort(ctx, n, row)
 	case *plan.JoinNode:

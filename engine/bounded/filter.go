@@ -5,20 +5,20 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 )
 
-// buildFilter builds WHERE / HAVING (plan.Filter) as GMS does, but reads
-// its child through a checkedIter: GMS's FilterIter loops inside one Next
-// until a row passes, so a selective condition over rows already in
+// buildFilter builds WHERE (plan.Filter) and HAVING (plan.Having) as GMS
+// does, but reads its child through a checkedIter: GMS's FilterIter loops
+// inside one Next until a row passes, so a selective condition over rows already in
 // memory (a HAVING over a million groups, TPC-H Q18's IN subquery) never
 // returns to a caller that looks at the context, and KILL QUERY waited
 // for the whole input.
-func (o *override) buildFilter(ctx *sql.Context, n *plan.Filter, row sql.Row) (sql.RowIter, error) {
-	span, ctx := ctx.Span("plan.Filter")
-	child, err := o.base.Build(ctx, n.Child, row)
+func (o *override) buildFilter(ctx *sql.Context, name string, cond sql.Expression, childNode sql.Node, row sql.Row) (sql.RowIter, error) {
+	span, ctx := ctx.Span(name)
+	child, err := o.base.Build(ctx, childNode, row)
 	if err != nil {
 		span.End()
 		return nil, err
 	}
-	return sql.NewSpanIter(span, plan.NewFilterIter(n.Expression, &checkedIter{RowIter: child})), nil
+	return sql.NewSpanIter(span, plan.NewFilterIter(cond, &checkedIter{RowIter: child})), nil
 }
 
 // checkedIter passes its child's rows on and looks at the query's

@@ -42,13 +42,15 @@ func TestFilter_StopsOnCancel(t *testing.T) {
 			cctx, cancel := context.WithCancel(base.Context)
 			ctx := base.WithContext(cctx)
 			cancel()
-			it, err := NewBuilder(t.TempDir()).Build(ctx, plan.NewFilter(c.cond, &endless{}), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer it.Close(ctx)
-			if _, err := it.Next(ctx); !errors.Is(err, context.Canceled) {
-				t.Fatalf("got %v, want context.Canceled", err)
+			for _, n := range []sql.Node{plan.NewFilter(c.cond, &endless{}), plan.NewHaving(c.cond, &endless{})} {
+				it, err := NewBuilder(t.TempDir()).Build(ctx, n, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := it.Next(ctx); !errors.Is(err, context.Canceled) {
+					t.Fatalf("%T: got %v, want context.Canceled", n, err)
+				}
+				it.Close(ctx)
 			}
 		})
 	}

@@ -124,14 +124,34 @@ func (g *groupIter) newBuffers() ([]sql.AggregationBuffer, error) {
 }
 
 func (g *groupIter) Close(ctx *sql.Context) error {
-	for _, bufs := range g.groups {
-		for _, b := range bufs {
-			b.Dispose()
+	if holdsDisposable(g.selected) {
+		for _, bufs := range g.groups {
+			for _, b := range bufs {
+				b.Dispose()
+			}
 		}
 	}
 	g.groups, g.keys = nil, nil
 	g.charge.Close()
 	return g.child.Close(ctx)
+}
+
+// holdsDisposable reports whether any of exprs contains an expression
+// with state to dispose (a subquery's cache). An aggregation buffer's
+// Dispose only disposes its copy of its expression, so without one the
+// per-group loop does nothing — but walked 1.5M groups' expression trees
+// for seconds on a large heap, after KILL QUERY too (TPC-H Q18).
+func holdsDisposable(exprs []sql.Expression) bool {
+	found := false
+	for _, e := range exprs {
+		sql.Inspect(e, func(e sql.Expression) bool {
+			if _, ok := e.(sql.Disposable); ok {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // groupingKey is GMS's grouping hash (rowexec's groupingKey): strings by
