@@ -50,6 +50,13 @@ func (g *groupIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if g.pos >= len(g.keys) {
 		return nil, io.EOF
 	}
+	// The groups are in memory: a consumer that loops over them inside
+	// one Next (a join finding no match) would not see KILL QUERY.
+	if g.pos%checkEvery == checkEvery-1 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	bufs := g.groups[g.keys[g.pos]]
 	g.pos++
 	out := make(sql.Row, len(bufs))

@@ -64,6 +64,12 @@ func (s *sortIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if s.pos >= len(s.rows) {
 		return nil, io.EOF
 	}
+	// Sorted in memory: see groupIter.Next.
+	if s.pos%checkEvery == checkEvery-1 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	r := s.rows[s.pos]
 	s.rows[s.pos] = nil
 	s.pos++

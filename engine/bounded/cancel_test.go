@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/lakesql/lakesql/budget"
 )
 
 // endless is a leaf whose rows never end and whose iterator never looks
@@ -51,6 +53,43 @@ func TestFilter_StopsOnCancel(t *testing.T) {
 					t.Fatalf("%T: got %v, want context.Canceled", n, err)
 				}
 				it.Close(ctx)
+			}
+		})
+	}
+}
+
+// TestInMemoryOutput_StopsOnCancel: GROUP BY's groups and an in-memory
+// sort's rows, once computed, are handed out with a look at the context
+// every checkEvery rows: a consumer looping over them inside one Next (a
+// join that finds no match) stops on KILL QUERY too.
+func TestInMemoryOutput_StopsOnCancel(t *testing.T) {
+	id := expression.NewGetField(1, types.Int64, "id", false)
+	cases := []struct {
+		name string
+		iter func(ctx *sql.Context) sql.RowIter
+	}{
+		{"group by", func(ctx *sql.Context) sql.RowIter {
+			return &groupIter{selected: []sql.Expression{id}, groupBy: []sql.Expression{id},
+				child: sql.RowsToRowIter(sortInput(5000)...), charge: budget.From(ctx).NewCharge("group by")}
+		}},
+		{"sort", func(ctx *sql.Context) sql.RowIter {
+			return newSortIter(ctx, keyDesc, sql.RowsToRowIter(sortInput(5000)...), t.TempDir())
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := budgetContext(64 << 20)
+			cctx, cancel := context.WithCancel(base.Context)
+			ctx := base.WithContext(cctx)
+			it := c.iter(ctx)
+			defer it.Close(ctx)
+			if _, err := it.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			n, err := drainIter(ctx, it)
+			if !errors.Is(err, context.Canceled) || n >= checkEvery {
+				t.Fatalf("got %v after %d more rows of 5000, want context.Canceled within %d", err, n, checkEvery)
 			}
 		})
 	}
