@@ -47,10 +47,12 @@ type Request struct {
 	Profile *Profile
 }
 
-// batch is one decoded file's rows, or the error reading it.
+// batch is one decoded file's rows, or the error reading it; held: a
+// read-ahead slot that the consumer frees on taking it.
 type batch struct {
 	rows []sql.Row
 	err  error
+	held bool
 }
 
 // rowIter returns rows in file order while later files decode in the
@@ -58,6 +60,7 @@ type batch struct {
 type rowIter struct {
 	cancel  context.CancelFunc
 	results []chan batch
+	ahead   chan struct{} // read-ahead slots: files decoding or decoded, not yet taken
 	g       *errgroup.Group
 	next    int
 	cur     []sql.Row
@@ -83,21 +86,24 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	it := &rowIter{cancel: cancel, results: make([]chan batch, len(req.Files))}
+	it := &rowIter{cancel: cancel, results: make([]chan batch, len(req.Files)), ahead: make(chan struct{}, par)}
 	for i := range it.results {
 		it.results[i] = make(chan batch, 1)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	it.g = g
 	// A feeder hands files to at most par workers, in order, so the
-	// consumer's next file is always among those being decoded.
-	// The feeder runs in g too, so Close's Wait covers the workers it
-	// starts.
-	sem := make(chan struct{}, par)
+	// consumer's next file is always among those being decoded. A file's
+	// slot is freed when the consumer takes its rows, not when it is
+	// decoded: decoded rows are not charged to the query's budget, and a
+	// consumer slower than the decoders (a row-path join) let every file
+	// of the table pile up in memory (TPC-H Q09 at SF1: 1.5 GB of
+	// lineitem rows). The feeder runs in g too, so Close's Wait covers
+	// the workers it starts.
 	goSafe(g, func() error {
 		for i, f := range req.Files {
 			select {
-			case sem <- struct{}{}:
+			case it.ahead <- struct{}{}:
 			case <-gctx.Done():
 				for k := i; k < len(req.Files); k++ {
 					it.results[k] <- batch{err: gctx.Err()}
@@ -105,10 +111,9 @@ func NewRowIter(ctx context.Context, req Request) sql.RowIter {
 				return nil
 			}
 			goSafe(g, func() error {
-				defer func() { <-sem }()
 				rows, err := readFile(gctx, req, f)
 				progressFrom(gctx).fileDone()
-				it.results[i] <- batch{rows: rows, err: err}
+				it.results[i] <- batch{rows: rows, err: err, held: true}
 				return nil
 			})
 		}
@@ -130,6 +135,9 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return nil, ctx.Err()
 		}
 		it.next++
+		if b.held {
+			<-it.ahead
+		}
 		if b.err != nil {
 			return nil, b.err
 		}
