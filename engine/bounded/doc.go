@@ -31,6 +31,10 @@
 //   - shared.go: equal derived tables of one query (a CTE referenced
 //     twice) are evaluated once and replayed, charged; past the budget
 //     each use runs again.
+//   - filter.go: WHERE and HAVING hold nothing, but GMS's filter loops
+//     inside one Next until a row passes; it reads its child through a
+//     context check, as GROUP BY and an in-memory sort hand out their
+//     rows with one.
 //
 // Every build loop checks the query's context, so KILL QUERY stops it.
 package bounded
