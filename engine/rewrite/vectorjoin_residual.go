@@ -43,8 +43,11 @@ func widenedOperands(e sql.Expression) sql.Expression {
 	if !ok {
 		return e
 	}
-	l, r := unwiden(c.Left()), unwiden(c.Right())
-	if l == c.Left() && r == c.Right() {
+	// Compared by the flags, not by ==: an operand may be an uncomparable
+	// type (expression.Tuple is a slice), and == on it panics.
+	l, lok := unwiden(c.Left())
+	r, rok := unwiden(c.Right())
+	if !lok && !rok {
 		return e
 	}
 	out, err := e.WithChildren(l, r)
@@ -56,25 +59,25 @@ func widenedOperands(e sql.Expression) sql.Expression {
 
 // unwiden is the column under CONVERT(col, DECIMAL(p,s)) when every
 // value of the column converts exactly (no fewer integer or fraction
-// digits), else e.
-func unwiden(e sql.Expression) sql.Expression {
+// digits) and true, else e and false.
+func unwiden(e sql.Expression) (sql.Expression, bool) {
 	cv, ok := e.(*expression.Convert)
 	if !ok {
-		return e
+		return e, false
 	}
 	gf, ok := cv.Child.(*expression.GetField)
 	if !ok {
-		return e // CONVERT of an expression, not of a column
+		return e, false // CONVERT of an expression, not of a column
 	}
 	to, ok2 := cv.Type().(sql.DecimalType)
 	from, ok3 := gf.Type().(sql.DecimalType)
 	if !ok2 || !ok3 || cv.Type().Type() != from.Type() {
-		return e
+		return e, false
 	}
 	if to.Scale() < from.Scale() || to.Precision()-to.Scale() < from.Precision()-from.Scale() {
-		return e
+		return e, false
 	}
-	return gf
+	return gf, true
 }
 
 // residualType fits a DECIMAL build column compared by residual r (op,
