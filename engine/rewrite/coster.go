@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/stats"
 
+	"github.com/lakesql/lakesql/mysqlfix"
 	"github.com/lakesql/lakesql/provider"
 )
 
@@ -65,6 +66,11 @@ func NewCoster(sp *provider.StatsProvider) *Coster {
 // EstimateCost implements memo.Coster: the cost of rel alone (its
 // inputs' costs are added by GMS).
 func (c *Coster) EstimateCost(ctx *sql.Context, rel memo.RelExpr, sp sql.StatsProvider) (float64, error) {
+	if mysqlfix.ReorderLosesFilter(rel) {
+		// A reordered join GMS built without some of the query's
+		// conditions: never the plan, whichever coster prices the rest.
+		return math.Inf(1), nil
+	}
 	if !switchOn(ctx, SysVarStatsCoster) {
 		return c.gms.EstimateCost(ctx, rel, sp)
 	}
