@@ -50,9 +50,7 @@
 // fixed-seed run in make test passes and guards everything else. Those
 // left, by reason:
 //
-//   - Joins (GMS's planner): an inner join's extra condition after a LEFT
-//     JOIN (lost: `a LEFT JOIN b ON … JOIN c ON a.k = c.k AND c.x < 0`
-//     returns rows failing it), a CROSS JOIN before another join (1105
+//   - Joins (GMS's planner): a CROSS JOIN before another join (1105
 //     "unable to find field"), a DATE column compared with an INT in a
 //     hash join (1366), HAVING over the inner side of a LEFT JOIN (1146).
 //   - DECIMAL typing: ROUND(d, n), CASE/IF/COALESCE of DECIMALs (the scale

@@ -62,16 +62,8 @@ func (g *Gen) from() (string, scope) {
 			// A join on a column of the same kind, not only the key.
 			on = g.joinOn(s, us)
 		}
-		if i == 0 && g.r.IntN(4) == 0 {
-			// In the first join only, over the joined table's columns: a
-			// later inner join's extra condition is lost after a LEFT JOIN
-			// (GMS returns rows for `a LEFT JOIN b ON … JOIN c ON a.k =
-			// c.k AND c.x IS NULL` that fail it), and GMS keeps rows of
-			// `a LEFT JOIN b ON … JOIN c ON … AND (b.x <> b.x OR …)` that
-			// the condition on the null-extended b rejects.
-			// Nor a constant: after a LEFT JOIN, GMS returns rows for
-			// `JOIN c ON a.k = c.k AND 1e0 > 1e0`.
-			on += " AND " + g.colCond(us)
+		if g.r.IntN(4) == 0 {
+			on += " AND " + g.onCond(us, both)
 		}
 		kind := pick(g.r, "JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN")
 		// A CROSS JOIN only last: GMS fails `a CROSS JOIN b RIGHT JOIN c
@@ -210,6 +202,19 @@ func (g *Gen) colCond(s scope) string {
 		return c.sql + pick(g.r, " IS NULL", " IS NOT NULL")
 	}
 	return fmt.Sprintf("%s %s %s", c.sql, pick(g.r, "=", "<>", "<", ">="), g.lit(scope{c}, c.t.Kind))
+}
+
+// onCond is an ON's extra conjunct: over the joined table's columns, over
+// both sides' (a disjunction, which no side can take alone), or a
+// constant.
+func (g *Gen) onCond(joined, both scope) string {
+	switch g.r.IntN(5) {
+	case 0, 1:
+		return g.colCond(joined)
+	case 2, 3:
+		return fmt.Sprintf("(%s OR %s)", g.colCond(both), g.colCond(joined))
+	}
+	return pick(g.r, "1e0 > 1e0", "1 = 1")
 }
 
 // exists is a correlated [NOT] EXISTS on the key.
