@@ -345,6 +345,20 @@ func mysqlDigits(e sql.Expression) (intDigits, scale int, ok bool) {
 	switch x := e.(type) {
 	case *CheckedArithmetic:
 		return mysqlDigits(x.Expression)
+	case *Extreme:
+		// Typed DECIMAL(65,s) so that any value fits; MySQL's precision
+		// is its arguments' widest.
+		if !types.IsDecimal(x.typ) {
+			break
+		}
+		for _, a := range x.args {
+			ai, as, ok := mysqlDigits(a)
+			if !ok {
+				return 0, 0, false
+			}
+			intDigits, scale = max(intDigits, ai), max(scale, as)
+		}
+		return intDigits, scale, true
 	case *expression.Arithmetic:
 		li, ls, ok1 := mysqlDigits(x.LeftChild)
 		ri, rs, ok2 := mysqlDigits(x.RightChild)
