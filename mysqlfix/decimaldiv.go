@@ -5,6 +5,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
@@ -154,4 +156,42 @@ func (d *DecimalDiv) WithChildren(children ...sql.Expression) (sql.Expression, e
 		}
 	}
 	return e, nil
+}
+
+// printedQuotients rounds each selected DECIMAL over a quotient to its
+// type's scale, as MySQL sends (and materialises) it; inside the
+// expression, and in aggregates, the quotient keeps its digits.
+func printedQuotients(p *plan.Project) (sql.Node, bool) {
+	exprs := make([]sql.Expression, len(p.Projections))
+	changed := false
+	for i, e := range p.Projections {
+		exprs[i] = e
+		root, alias := e, (*expression.Alias)(nil)
+		if a, ok := e.(*expression.Alias); ok {
+			root, alias = a.Child, a
+		}
+		if _, done := root.(*decimalText); done || !types.IsDecimal(root.Type()) || !hasQuotient(root) {
+			continue
+		}
+		wrapped := sql.Expression(&decimalText{child: root})
+		if alias != nil {
+			if w, err := alias.WithChildren(wrapped); err == nil {
+				wrapped = w
+			} else {
+				continue
+			}
+		}
+		exprs[i], changed = wrapped, true
+	}
+	if !changed {
+		return p, false
+	}
+	return plan.NewProject(exprs, p.Child), true
+}
+
+func hasQuotient(e sql.Expression) bool {
+	return transform.InspectExpr(e, func(e sql.Expression) bool {
+		_, ok := e.(*DecimalDiv)
+		return ok
+	})
 }

@@ -39,6 +39,9 @@ func exactDecimalIn(in *expression.InTuple) (sql.Expression, bool) {
 		if types.IsDecimal(e.Type()) {
 			nDec++
 		}
+		if hasQuotient(e) {
+			s = types.DecimalTypeMaxScale // a quotient carries digits past its scale
+		}
 		scale = max(scale, s)
 	}
 	if nDec == 0 || converted(all, max(scale, 1)) {

@@ -21,8 +21,8 @@ import (
 // decimalMaxIntDigits is the integer digits MySQL's DECIMAL buffer holds.
 const decimalMaxIntDigits = 81
 
-// CheckedArithmetic is + - * or / whose result is a DOUBLE, or + - * of
-// DECIMALs.
+// CheckedArithmetic is + - * or / whose result is a DOUBLE, + - * of
+// DECIMALs, or DIV of non-integers.
 type CheckedArithmetic struct {
 	sql.Expression // GMS's *expression.Arithmetic or *expression.Div
 }
@@ -46,6 +46,9 @@ func NewCheckedArithmetic(e sql.Expression) (*CheckedArithmetic, bool) {
 		if !types.IsFloat(x.Type()) {
 			return nil, false
 		}
+	case *expression.IntDiv:
+		// Of a DECIMAL or a DOUBLE (IntDivision takes integers): GMS's
+		// error for a quotient past BIGINT is 1105.
 	default:
 		return nil, false
 	}
@@ -76,6 +79,9 @@ func (c *CheckedArithmetic) Arithmetic() *expression.Arithmetic {
 // Eval is GMS's value, or error 1690 when it is out of range.
 func (c *CheckedArithmetic) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := c.Expression.Eval(ctx, row)
+	if expression.ErrIntDivDataOutOfRange.Is(err) {
+		return nil, mysql.NewSQLError(1690, "22003", "BIGINT value is out of range in '%s'", c.String())
+	}
 	if err != nil || v == nil {
 		return v, err
 	}
@@ -119,3 +125,14 @@ func (c *CheckedArithmetic) WithChildren(children ...sql.Expression) (sql.Expres
 
 // String is GMS's rendering.
 func (c *CheckedArithmetic) String() string { return c.Expression.String() }
+
+// operands are a division's dividend and divisor, or false for + - *.
+func (c *CheckedArithmetic) operands() (sql.Expression, sql.Expression, bool) {
+	switch x := c.Expression.(type) {
+	case *expression.Div:
+		return x.LeftChild, x.RightChild, true
+	case *expression.IntDiv:
+		return x.LeftChild, x.RightChild, true
+	}
+	return nil, nil, false
+}

@@ -105,6 +105,10 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			return n, transform.SameTree, err
 		}
 		switch x := out.(type) {
+		case *plan.Project:
+			if p, ok := printedQuotients(x); ok {
+				return p, transform.NewTree, nil
+			}
 		case *plan.SubqueryAlias:
 			if x.Id() == 0 {
 				break
@@ -249,6 +253,10 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			}
 		case *expression.IntDiv, *expression.Mod:
 			if a, ok := NewIntDivision(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+			if a, ok := NewCheckedArithmetic(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
