@@ -80,7 +80,7 @@ func choiceValues(e sql.Expression) ([]sql.Expression, bool) {
 func (c *DecimalChoice) Type() sql.Type { return c.typ }
 
 // Eval picks the value as GMS does (but for CASE and COALESCE, without
-// their conversion) and gives it the aggregated scale.
+// their conversion).
 func (c *DecimalChoice) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	var v any
 	var err error
@@ -99,11 +99,9 @@ func (c *DecimalChoice) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	d, err := toDecimal(ctx, c.typ, v)
-	if err != nil {
-		return nil, err
-	}
-	return d.Round(int32(c.typ.Scale())), nil
+	// The value keeps its own digits (a quotient over it divides those,
+	// as in MySQL); the column type prints it at the aggregated scale.
+	return toDecimal(ctx, c.typ, v)
 }
 
 // evalCase is GMS's Case.Eval without the conversion to its type.

@@ -25,7 +25,7 @@ import (
 // reference carries its column's id (ids are unique in a query), so the
 // new types propagate by id until nothing changes.
 func exactSumAvg(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	r := retyper{byID: map[sql.ColumnId]sql.Type{}, byTable: map[tableCol]sql.Type{}}
+	r := retyper{byID: map[sql.ColumnId]sql.Type{}, byTable: map[tableCol]sql.Type{}, byText: map[string]sql.Type{}}
 	out, same, err := r.node(n)
 	if err != nil || same == transform.SameTree || !r.swapped {
 		return n, transform.SameTree, err
@@ -93,6 +93,10 @@ type tableCol struct {
 type retyper struct {
 	byID    map[sql.ColumnId]sql.Type
 	byTable map[tableCol]sql.Type
+	// byText: a selected alias without a column id retyped here, by its
+	// name. Under DISTINCT the binder gives the alias of ORDER BY 1 no
+	// id and orders by a reference to it by name (no table, its own id).
+	byText  map[string]sql.Type
 	swapped bool // a SUM or AVG was replaced
 	changed bool // this pass retyped a reference
 }
@@ -277,6 +281,9 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			if _, ok := r.byID[x.Id()]; !ok && x.Id() != 0 && r.retyped(x.Child) {
 				r.byID[x.Id()] = x.Type()
 			}
+			if x.Id() == 0 && r.retyped(x.Child) {
+				r.byText[strings.ToLower(x.Name())] = x.Type()
+			}
 		case *plan.Subquery:
 			q, same, err := r.node(x.Query)
 			if err != nil || same {
@@ -287,6 +294,9 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			t, ok := r.byID[x.Id()]
 			if !ok {
 				t, ok = r.byTable[tableCol{x.TableId(), strings.ToLower(x.Name())}]
+			}
+			if !ok && x.TableId() == 0 && x.Table() == "" {
+				t, ok = r.byText[strings.ToLower(x.Name())]
 			}
 			if !ok || (t.Equals(x.Type()) && x.IsNullable()) {
 				return e, transform.SameTree, nil
