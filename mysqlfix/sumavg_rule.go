@@ -25,7 +25,7 @@ import (
 // reference carries its column's id (ids are unique in a query), so the
 // new types propagate by id until nothing changes.
 func exactSumAvg(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	r := retyper{byID: map[sql.ColumnId]sql.Type{}, byTable: map[tableCol]sql.Type{}, byText: map[string]sql.Type{}}
+	r := retyper{byID: map[sql.ColumnId]sql.Type{}, byTable: map[tableCol]sql.Type{}}
 	out, same, err := r.node(n)
 	if err != nil || same == transform.SameTree || !r.swapped {
 		return n, transform.SameTree, err
@@ -93,11 +93,6 @@ type tableCol struct {
 type retyper struct {
 	byID    map[sql.ColumnId]sql.Type
 	byTable map[tableCol]sql.Type
-	// byText: an alias without a column id selected under DISTINCT and
-	// retyped here, by its name. The binder gives the alias of SELECT
-	// DISTINCT … ORDER BY 1 no id, and the Sort above refers to it by
-	// name (no table, an id of its own).
-	byText  map[string]sql.Type
 	swapped bool // a SUM or AVG was replaced
 	changed bool // this pass retyped a reference
 }
@@ -110,12 +105,6 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			return n, transform.SameTree, err
 		}
 		switch x := out.(type) {
-		case *plan.Distinct:
-			r.distinctAliases(x)
-		case *plan.Sort:
-			if s, ok := r.sortByAlias(x); ok {
-				return s, transform.NewTree, nil
-			}
 		case *plan.Project:
 			if p, ok := printedQuotients(x); ok {
 				return p, transform.NewTree, nil
@@ -332,45 +321,4 @@ func storable(t sql.DecimalType) sql.Type {
 		return t
 	}
 	return types.MustCreateDecimalType(storedPrecision, min(t.Scale(), storedPrecision))
-}
-
-// distinctAliases records the retyped aliases without ids that d's
-// projection selects (see retyper.byText).
-func (r *retyper) distinctAliases(d *plan.Distinct) {
-	p, ok := d.Child.(*plan.Project)
-	if !ok {
-		return
-	}
-	for _, e := range p.Projections {
-		if a, ok := e.(*expression.Alias); ok && a.Id() == 0 && r.retyped(a.Child) {
-			r.byText[strings.ToLower(a.Name())] = a.Type()
-		}
-	}
-}
-
-// sortByAlias retypes s's references to those aliases.
-func (r *retyper) sortByAlias(s *plan.Sort) (sql.Node, bool) {
-	if len(r.byText) == 0 {
-		return s, false
-	}
-	fields := make(sql.SortFields, len(s.SortFields))
-	changed := false
-	for i, f := range s.SortFields {
-		fields[i] = f
-		gf, ok := f.Column.(*expression.GetField)
-		if !ok || gf.TableId() != 0 || gf.Table() != "" {
-			continue
-		}
-		t, ok := r.byText[strings.ToLower(gf.Name())]
-		if !ok || t.Equals(gf.Type()) {
-			continue
-		}
-		ref := expression.NewGetFieldWithTable(gf.Index(), 0, t, gf.Database(), gf.Table(), gf.Name(), true)
-		fields[i].Column, changed = ref.WithId(gf.Id()).(*expression.GetField), true
-	}
-	if !changed {
-		return s, false
-	}
-	r.changed = true
-	return plan.NewSort(fields, s.Child), true
 }
