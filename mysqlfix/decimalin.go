@@ -15,8 +15,8 @@ import (
 // MariaDB.
 
 // exactDecimalIn rewrites in, when it compares integers and DECIMALs (at
-// least one a DECIMAL), with every value converted to one DECIMAL that
-// holds them all: GMS then compares in that type, exactly. (A list stays
+// least one a DECIMAL), with every element converted to one DECIMAL that
+// holds all the values: GMS then compares in that type, exactly. (A list stays
 // an InTuple, so GMS's hashed IN and its operand checks still apply.)
 func exactDecimalIn(in *expression.InTuple) (sql.Expression, bool) {
 	list, ok := in.Right().(expression.Tuple)
@@ -44,7 +44,7 @@ func exactDecimalIn(in *expression.InTuple) (sql.Expression, bool) {
 		}
 		scale = max(scale, s)
 	}
-	if nDec == 0 || converted(all, max(scale, 1)) {
+	if nDec == 0 || converted(list, max(scale, 1)) || !inLossy(in.Left(), list) {
 		return nil, false
 	}
 	conv := func(e sql.Expression) sql.Expression {
@@ -54,10 +54,13 @@ func exactDecimalIn(in *expression.InTuple) (sql.Expression, bool) {
 	for i, e := range list {
 		out[i] = conv(e)
 	}
-	return expression.NewInTuple(conv(in.Left()), out), true
+	// The left operand stays as it is (a bare column keeps its pruning and
+	// vectorised filter): GMS compares in the first element's type, which
+	// now holds every value.
+	return expression.NewInTuple(in.Left(), out), true
 }
 
-// converted reports whether every value is already a DECIMAL(65,scale),
+// converted reports whether every element is already a DECIMAL(65,scale),
 // as exactDecimalIn leaves them.
 func converted(all []sql.Expression, scale int) bool {
 	for _, e := range all {
@@ -67,4 +70,16 @@ func converted(all []sql.Expression, scale int) bool {
 		}
 	}
 	return true
+}
+
+// inLossy reports whether GMS's conversion of the values to the left
+// operand's or the first element's type can lose digits; an IN list that
+// already compares exactly stays as it is (and vectorised).
+func inLossy(left sql.Expression, list expression.Tuple) bool {
+	for _, e := range list {
+		if lossy(left, e) || lossy(e, left) || lossy(list[0], e) || hasQuotient(e) {
+			return true
+		}
+	}
+	return hasQuotient(left)
 }
