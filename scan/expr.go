@@ -164,6 +164,11 @@ func compileNode(s *schema.Schema, e sql.Expression) (*enode, bool) {
 		return compileIntArith(s, x)
 	case *expression.Case:
 		return compileCase(s, x)
+	case *mysqlfix.DecimalChoice:
+		// MySQL's DECIMAL CASE: the same values, GMS's Case underneath.
+		if c, ok := x.Expression.(*expression.Case); ok {
+			return compileCase(s, c)
+		}
 	case *function.Extract:
 		return compileYear(s, x)
 	case *mysqlfix.CheckedArithmetic:
