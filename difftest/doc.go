@@ -53,15 +53,14 @@
 //   - Joins (GMS's planner): a CROSS JOIN before another join (1105
 //     "unable to find field"), a DATE column compared with an INT in a
 //     hash join (1366), HAVING over the inner side of a LEFT JOIN (1146).
-//   - DECIMAL typing: ROUND(d, n), CASE/IF/COALESCE of DECIMALs (the scale
-//     of whichever value comes out), FLOOR/CEILING/ROUND of a DECIMAL
-//     typed INT and clamped, CAST AS DECIMAL(p,0) without rounding and
-//     out-of-range CASTs, a quotient's digits beyond its scale, a literal
-//     compared with a DECIMAL column converted to the column's type
-//     (c < 0.001 for DECIMAL(15,1), 1264 for DECIMAL(6,6) >= 1.25), an IN
-//     list compared in its first element's type, TRUNCATE (no such
-//     function), CAST of a big DECIMAL AS SIGNED, DISTINCT … ORDER BY
-//     over GREATEST/LEAST of DECIMALs (rows out of order).
-//   - Overflow: a DECIMAL product past 65 digits and a DOUBLE product past
-//     its range (1690 in MySQL), so products are by a literal.
+//   - DECIMAL typing: a CAST AS SIGNED of an IF, CASE, COALESCE or
+//     LEAST over DECIMALs (GMS's binder drops the CAST when its own type
+//     of the operand is BIGINT, before mysqlfix gives it MySQL's DECIMAL
+//     type), so such a CAST adds 0.0 first; DECIMAL literals that fit
+//     every DECIMAL column in scope (a literal compared with a column is
+//     converted to the column's type in a JOIN's ON; WHERE is exact).
+//   - Evaluation order: MySQL does not evaluate a comparison's right
+//     operand when the left is NULL and GMS does, so a DOUBLE product
+//     past its range (1690 on both) fails a WHERE on lakesql only;
+//     DOUBLE products are by a literal.
 package difftest

@@ -147,22 +147,6 @@ func (g *Gen) withoutDiv(f func() string) string {
 	return f()
 }
 
-// smallDecimal is a DECIMAL column of at most 9 integer digits, or a
-// literal: GMS types FLOOR/CEILING/ROUND of any DECIMAL as INT and clamps
-// wider values to the int32 range (MySQL: BIGINT or DECIMAL, exact).
-func (g *Gen) smallDecimal(s scope) string {
-	var small []ref
-	for _, c := range s.ofKind(KindDecimal) {
-		if c.t.Prec-c.t.Scale <= 9 {
-			small = append(small, c)
-		}
-	}
-	if len(small) > 0 && g.r.IntN(3) != 0 {
-		return small[g.r.IntN(len(small))].sql
-	}
-	return g.leaf(nil, KindDecimal)
-}
-
 // numKind draws one of the numeric kinds.
 func (g *Gen) numKind() Kind {
 	return []Kind{KindInt, KindInt, KindDecimal, KindFloat}[g.r.IntN(4)]
@@ -203,17 +187,16 @@ func (g *Gen) intExpr(s scope, d int) string {
 	case 11:
 		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), a(), a())
 	case 12:
-		// Not FLOOR/CEILING/ROUND of a DECIMAL: GMS types them INT but
-		// evaluates a decimal (so SUM(ROUND(x)) prints "-48.0") and clamps
-		// wide values to the int32 range; MySQL types them BIGINT or
-		// DECIMAL, exact. Of a small DECIMAL column, cast back to SIGNED.
-		return fmt.Sprintf("CAST(%s AS SIGNED)", g.smallDecimal(s))
+		// BIGINT of a narrow DECIMAL, DECIMAL of a wide one (mysqlfix/
+		// decimalround.go).
+		return fmt.Sprintf("%s(%s)", pick(g.r, "FLOOR", "CEILING", "ROUND"), g.expr(s, KindDecimal, d))
 	case 13:
-		// Of integers, booleans and small DECIMALs: a DECIMAL beyond the
-		// BIGINT range is clamped by MySQL (and then overflows 1690 in
-		// arithmetic) where GMS gives another value.
 		if g.r.IntN(3) == 0 {
-			return fmt.Sprintf("CAST(%s AS SIGNED)", g.smallDecimal(s))
+			// Plus 0.0: GMS's binder drops a CAST AS SIGNED of an IF,
+			// CASE, COALESCE or LEAST it types BIGINT before mysqlfix
+			// gives one over DECIMALs its DECIMAL type, and the CAST is
+			// lost.
+			return fmt.Sprintf("CAST((%s + 0.0) AS SIGNED)", g.expr(s, KindDecimal, d))
 		}
 		return fmt.Sprintf("CAST(%s AS SIGNED)", g.expr(s, pick3(g, KindInt, KindBool), d))
 	case 14:
@@ -240,36 +223,31 @@ func pick3(g *Gen, ks ...Kind) Kind { return ks[g.r.IntN(len(ks))] }
 
 func (g *Gen) decimalExpr(s scope, d int) string {
 	a := func() string { return g.expr(s, pick3(g, KindDecimal, KindDecimal, KindInt), d) }
-	// No ROUND(d, n), CASE, IF or COALESCE over DECIMALs: GMS gives their
-	// result the scale of whichever value comes out (CASE of DECIMAL(2,1)
-	// and DECIMAL(26,2) prints 5.4, MySQL 5.40), and ROUND(d, n) the
-	// argument's scale.
-	switch g.r.IntN(8) {
-	case 0, 1, 5:
+	switch g.r.IntN(12) {
+	case 0, 1:
 		return fmt.Sprintf("(%s + %s)", g.expr(s, KindDecimal, d), a())
 	case 2:
 		return fmt.Sprintf("(%s - %s)", g.expr(s, KindDecimal, d), a())
 	case 3:
-		// Times a literal: a product past 65 digits is MySQL's error 1690,
-		// which lakesql does not raise (issue 16, overflowing DECIMALs).
-		return fmt.Sprintf("(%s * %s)", g.expr(s, KindDecimal, d), g.leaf(nil, pick3(g, KindDecimal, KindInt)))
+		// Past 81 digits MySQL's 1690 (mysqlfix/numoverflow.go).
+		return fmt.Sprintf("(%s * %s)", g.expr(s, KindDecimal, d), a())
 	case 4:
-		// By a power of 2 or 5, so the quotient is exact within its scale:
-		// GMS keeps a quotient's further digits (-9.9 / 2147483647 is not
-		// 0) where MariaDB rounds it to the scale (s + 4) first, and so
-		// they disagree on `0 <> x / k`.
-		return fmt.Sprintf("(%s / %s)", a(), pick(g.r, "2", "4", "8", "0.5", "1.25"))
+		// Rounded to the dividend's scale + 4 (mysqlfix/decimaldiv.go).
+		return fmt.Sprintf("(%s / %s)", a(), g.expr(s, pick3(g, KindDecimal, KindInt), d))
+	case 5:
+		return fmt.Sprintf("%s(%s, %d)", pick(g.r, "ROUND", "TRUNCATE"), g.expr(s, KindDecimal, d), g.r.IntN(6)-2)
 	case 6:
-		// Not TRUNCATE(x, d): GMS has no such function (1105). Nor
-		// GREATEST/LEAST of DECIMALs: their values are MySQL's, but a
-		// DISTINCT … ORDER BY over one sorts rows out of order (seed 5,
-		// query 3748: -9.6 before -9.9).
-		return fmt.Sprintf("(%s * 2)", g.expr(s, KindDecimal, d))
+		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "GREATEST", "LEAST"), g.expr(s, KindDecimal, d), a())
 	case 7:
-		// Scale ≥ 1 and room for every value (45 digits): GMS's CAST AS
-		// DECIMAL(p,0) does not round, and an out-of-range CAST gives 0,
-		// not the clamped value MySQL gives with warning 1264.
-		return fmt.Sprintf("CAST(%s AS DECIMAL(45,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), 1+g.r.IntN(6))
+		// Out of range: the type's limit with warning 1264.
+		p := 1 + g.r.IntN(20)
+		return fmt.Sprintf("CAST(%s AS DECIMAL(%d,%d))", g.expr(s, pick3(g, KindInt, KindDecimal), d), p, g.r.IntN(min(p, 6)+1))
+	case 8:
+		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", g.cond(s, d), g.expr(s, KindDecimal, d), a())
+	case 9:
+		return fmt.Sprintf("IF(%s, %s, %s)", g.cond(s, d), a(), g.expr(s, KindDecimal, d))
+	case 10:
+		return fmt.Sprintf("%s(%s, %s)", pick(g.r, "COALESCE", "IFNULL"), a(), g.expr(s, KindDecimal, d))
 	default:
 		return fmt.Sprintf("ABS(%s)", g.expr(s, KindDecimal, d))
 	}
@@ -281,8 +259,10 @@ func (g *Gen) floatExpr(s scope, d int) string {
 	case 0:
 		return fmt.Sprintf("(%s + %s)", g.expr(s, KindFloat, d), a())
 	case 1:
-		// Times a literal: a product past DOUBLE's range is MySQL's error
-		// 1690, which lakesql does not raise (issue 16).
+		// Times a literal: MySQL does not evaluate a comparison's right
+		// operand when the left is NULL, where GMS does, so a product
+		// past DOUBLE's range (1690 on both: mysqlfix/numoverflow.go)
+		// fails the query on lakesql only (seed 1, query 587).
 		return fmt.Sprintf("(%s * %s)", g.expr(s, KindFloat, d), g.leaf(nil, KindFloat))
 	case 2:
 		return fmt.Sprintf("(%s - %s)", g.expr(s, KindFloat, d), a())
@@ -309,9 +289,7 @@ func (g *Gen) stringExpr(s scope, d int) string {
 	case 4:
 		return fmt.Sprintf("REPLACE(%s, %s, %s)", a(), pick(g.r, "'a'", "' '", "'1'"), pick(g.r, "'Q'", "''", "'zz'"))
 	case 5:
-		// Not of a DECIMAL quotient, which GMS prints unrounded
-		// (0.007692307692307692, MySQL 0.0076923).
-		return fmt.Sprintf("CAST(%s AS CHAR)", g.withoutDiv(func() string { return g.expr(s, pick3(g, KindInt, KindString, KindDate), d) }))
+		return fmt.Sprintf("CAST(%s AS CHAR)", g.withoutDiv(func() string { return g.expr(s, pick3(g, KindInt, KindString, KindDate, KindDecimal), d) }))
 	case 6:
 		return fmt.Sprintf("COALESCE(%s, %s)", a(), a())
 	case 7:
@@ -375,11 +353,6 @@ func (g *Gen) cond(s scope, depth int) string {
 		return fmt.Sprintf("%s %sBETWEEN %s AND %s", g.expr(s, k, d), pick(g.r, "", "NOT "), g.leaf(nil, k), g.leaf(nil, k))
 	case 5:
 		k := g.anyKind()
-		if k == KindDecimal {
-			// GMS compares an IN list in the first element's DECIMAL
-			// type: (3.0 + 0.001) IN (0.5, 3.0) is true.
-			k = KindInt
-		}
 		return fmt.Sprintf("%s %sIN (%s, %s, %s)", g.expr(s, k, d), pick(g.r, "", "NOT "), g.lit(s, k), g.lit(s, k), g.lit(s, k))
 	case 6:
 		return fmt.Sprintf("%s LIKE %s", g.expr(s, KindString, d), pick(g.r, "'a%'", "'%b'", "'_'", "'%'", "'A%'", "'a_'", `'%\_%'`, `'a\%'`, `'\_'`))

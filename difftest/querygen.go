@@ -294,12 +294,11 @@ func (g *Gen) agg(s scope) string {
 	case 2, 3:
 		return fmt.Sprintf("%s(%s)", pick(g.r, "MIN", "MAX"), c.sql)
 	default:
-		// SUM/AVG of numeric columns (and integer or float expressions),
-		// not of DECIMAL expressions: GMS gets the scale of ROUND(d, n) and
-		// of CASE over DECIMALs wrong, and AVG/SUM print that scale.
+		// SUM/AVG of numeric columns and expressions (AVG and SUM print
+		// a DECIMAL expression's scale: mysqlfix/decimal*.go).
 		k := g.numKind()
 		arg := g.withoutDiv(func() string { return g.expr(s, k, 1) })
-		if num := s.ofKind(k); k == KindDecimal || (len(num) > 0 && g.r.IntN(2) == 0) {
+		if num := s.ofKind(k); len(num) > 0 && g.r.IntN(2) == 0 {
 			if len(num) == 0 {
 				return "COUNT(*)"
 			}

@@ -184,6 +184,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// Join order and build sides from the same statistics.
 	a.Coster = rewrite.NewCoster(stats)
 	mysqlfix.InstallSemiJoinProjectionFix(a)
+	mysqlfix.RegisterFunctions(sql.NewEmptyContext(), a)
 	e.gms = sqle.New(a, &sqle.Config{IsReadOnly: cfg.ReadOnly})
 	if err := setupUsers(ctx, e.gms, ms, cfg.Auth, cfg.RootPassword); err != nil {
 		e.Close()

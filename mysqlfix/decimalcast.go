@@ -24,38 +24,52 @@ import (
 // unexported typeLength, read here by reflection (the test pins that it
 // is found).
 
-// NewDecimalCast returns MySQL's CAST for a CAST to a DECIMAL of scale
-// 0, or false for any other conversion.
+// NewDecimalCast returns MySQL's CAST for a CAST to a DECIMAL(M,D) the
+// user wrote, or false for any other conversion. GMS gets the type of
+// D > 0 right, but gives 0 for a value out of range (MySQL: the type's
+// limit, warning 1264).
 func NewDecimalCast(c *expression.Convert) (sql.Expression, bool) {
-	p, ok := integerDecimalCast(c)
+	p, s, ok := userDecimalCast(c)
 	if !ok {
 		return nil, false
 	}
-	t, err := types.CreateColumnDecimalType(p, 0)
+	t, err := types.CreateColumnDecimalType(p, s)
 	if err != nil {
 		return nil, false
 	}
-	return &decimalCast{conv: c, typ: t}, true
+	exact := c
+	if s > 0 {
+		// The value before GMS fits it to the type.
+		exact = expression.NewConvert(c.Child, expression.ConvertToDecimal)
+	}
+	return &decimalCast{conv: c, exact: exact, typ: t}, true
 }
 
-// integerDecimalCast reports whether c is a CAST to DECIMAL(M,0) and its
-// M, or false for any other conversion.
-func integerDecimalCast(c *expression.Convert) (uint8, bool) {
-	if c.Type() != types.InternalDecimalType {
-		return 0, false
-	}
+// userDecimalCast reports whether c is a CAST to DECIMAL(M,D) and its M
+// and D, or false for any other conversion.
+func userDecimalCast(c *expression.Convert) (uint8, uint8, bool) {
 	v := reflect.ValueOf(c).Elem()
 	to, length, scale := v.FieldByName("castToType"), v.FieldByName("typeLength"), v.FieldByName("typeScale")
-	if !to.IsValid() || !length.IsValid() || !scale.IsValid() || to.String() != expression.ConvertToDecimal || scale.Int() != 0 {
-		return 0, false
+	if !to.IsValid() || !length.IsValid() || !scale.IsValid() || to.String() != expression.ConvertToDecimal {
+		return 0, 0, false
+	}
+	if s := scale.Int(); s > 0 {
+		d, ok := c.Type().(sql.DecimalType)
+		if !ok || int64(d.Scale()) != s {
+			return 0, 0, false
+		}
+		return d.Precision(), d.Scale(), true
+	}
+	if c.Type() != types.InternalDecimalType {
+		return 0, 0, false
 	}
 	// Length 0 is GMS's own conversion (a UNION's columns are unified
 	// with CAST AS DECIMAL and no length, meaning its widest type); the
 	// user's CAST AS DECIMAL says DECIMAL(10) by now (decimalCastLength).
 	if m := length.Int(); m > 0 && m <= types.DecimalTypeMaxPrecision {
-		return uint8(m), true
+		return uint8(m), 0, true
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // decimalCastLength spells every CAST(x AS DECIMAL) and CONVERT(x,
@@ -70,12 +84,13 @@ func decimalCastLength(st ast.Statement) {
 	})
 }
 
-// decimalCast is a CAST to DECIMAL(M,0) as MySQL evaluates it: GMS's
-// Convert gives the exact value, which is rounded to an integer and
-// kept within M digits.
+// decimalCast is a CAST to DECIMAL(M,D) as MySQL evaluates it: GMS's
+// Convert gives the exact value, which is rounded to D decimals and kept
+// within M digits.
 type decimalCast struct {
-	conv *expression.Convert
-	typ  sql.DecimalType
+	conv  *expression.Convert
+	exact *expression.Convert // conv, or (D > 0) its child to GMS's exact DECIMAL
+	typ   sql.DecimalType
 }
 
 var (
@@ -97,11 +112,16 @@ func (d *decimalCast) WithChildren(children ...sql.Expression) (sql.Expression, 
 	if err != nil {
 		return nil, err
 	}
-	return &decimalCast{conv: c.(*expression.Convert), typ: d.typ}, nil
+	conv := c.(*expression.Convert)
+	exact := conv
+	if d.typ.Scale() > 0 {
+		exact = expression.NewConvert(conv.Child, expression.ConvertToDecimal)
+	}
+	return &decimalCast{conv: conv, exact: exact, typ: d.typ}, nil
 }
 
 func (d *decimalCast) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	v, err := d.conv.Eval(ctx, row)
+	v, err := d.exact.Eval(ctx, row)
 	if v == nil || err != nil {
 		return v, err
 	}
@@ -109,8 +129,9 @@ func (d *decimalCast) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("mysqlfix: CAST AS DECIMAL gave %T", v)
 	}
-	dec = dec.Round(0)
-	limit := decimal.New(1, int32(d.typ.Precision())).Sub(decimal.New(1, 0))
+	scale := int32(d.typ.Scale())
+	dec = dec.Round(scale)
+	limit := decimal.New(1, int32(d.typ.Precision())-scale).Sub(decimal.New(1, -scale))
 	if dec.Abs().GreaterThan(limit) {
 		ctx.Warn(1264, "Out of range value for column '%s' at row 1", d.String())
 		if dec.Sign() < 0 {

@@ -27,8 +27,8 @@ func TestNewDecimalCast_FindsGMSsLength(t *testing.T) {
 		{"decimal", 10, 0, "decimal(10,0)"},
 		{"decimal", 12, 0, "decimal(12,0)"},
 		{"decimal", 65, 0, "decimal(65,0)"},
-		{"decimal", 66, 0, ""}, // GMS's internal type stays (MySQL: 1426)
-		{"decimal", 10, 2, ""}, // GMS types it right
+		{"decimal", 66, 0, ""},              // GMS's internal type stays (MySQL: 1426)
+		{"decimal", 10, 2, "decimal(10,2)"}, // GMS types it right but gives 0 out of range
 		{"signed", 0, 0, ""},
 	} {
 		got := ""

@@ -1,6 +1,8 @@
 package mysqlfix
 
 import (
+	"strings"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -62,23 +64,39 @@ func exactDecimalExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity,
 	return e, transform.SameTree, nil
 }
 
-// isJoinKey reports whether c is an equality between columns on both
-// sides, which GMS may plan as hash join keys: its HashLookup matches an
-// INT key with a DECIMAL one, but not a converted DECIMAL with another
-// (f.k = d.w lost rows), so those stay as GMS has them.
+// isJoinKey reports whether c is an equality between columns of
+// different tables on its two sides, which GMS may plan as hash join
+// keys: its HashLookup matches an INT key with a DECIMAL one, but not a
+// converted DECIMAL with another (f.k = d.w lost rows), so those stay as
+// GMS has them. A side over a table the other side uses too (ROUND(c, 0)
+// = c) is no join key.
 func isJoinKey(c expression.Comparer) bool {
 	switch c.(type) {
 	case *expression.Equals, *expression.NullSafeEquals:
-		return hasColumn(c.Left()) && hasColumn(c.Right())
+		l, r := columnTables(c.Left()), columnTables(c.Right())
+		if len(l) == 0 || len(r) == 0 {
+			return false
+		}
+		for t := range l {
+			if r[t] {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
 
-func hasColumn(e sql.Expression) bool {
-	return transform.InspectExpr(e, func(e sql.Expression) bool {
-		_, ok := e.(*expression.GetField)
-		return ok
+// columnTables are the tables (by name) of e's columns.
+func columnTables(e sql.Expression) map[string]bool {
+	out := map[string]bool{}
+	transform.InspectExpr(e, func(e sql.Expression) bool {
+		if gf, ok := e.(*expression.GetField); ok {
+			out[strings.ToLower(gf.Table())] = true
+		}
+		return false
 	})
+	return out
 }
 
 // exactComparison converts c's left operand to a DECIMAL holding both

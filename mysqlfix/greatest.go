@@ -8,7 +8,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
-	"github.com/shopspring/decimal"
 )
 
 // GMS v0.20.0's GREATEST and LEAST compare numbers as float64 (BIGINTs
@@ -99,8 +98,15 @@ func extremeType(args []sql.Expression) (sql.Type, bool) {
 	return types.Int64, true
 }
 
-// Type is the aggregated type.
-func (x *Extreme) Type() sql.Type { return x.typ }
+// Type is the aggregated type; a DECIMAL as a column type, so that the
+// value (the argument's own, as in MySQL, whose digits a quotient over it
+// divides) is printed at the type's scale.
+func (x *Extreme) Type() sql.Type {
+	if d, ok := x.typ.(sql.DecimalType); ok {
+		return decimalOf(int(d.Precision()), int(d.Scale()))
+	}
+	return x.typ
+}
 
 // Eval is NULL when any argument is, else the extreme argument converted
 // to the aggregated type.
@@ -114,10 +120,6 @@ func (x *Extreme) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		v, _, err = x.typ.Convert(ctx, v)
 		if err != nil {
 			return nil, err
-		}
-		if d, ok := v.(decimal.Decimal); ok {
-			// Printed with its own exponent: the type's scale.
-			v = d.Round(int32(x.typ.(sql.DecimalType).Scale()))
 		}
 		if i == 0 {
 			best = v

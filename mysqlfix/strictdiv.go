@@ -73,6 +73,12 @@ func strict(e sql.Expression) (sql.Expression, bool) {
 		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
 	case *IntDivision: // DIV and MOD of integers (intarith.go)
 		return &strictDivision{Expression: x, left: x.left, right: x.right}, true
+	case *DecimalDiv: // / of integers and DECIMALs (decimaldiv.go)
+		return &strictDivision{Expression: x, left: x.LeftChild, right: x.RightChild}, true
+	case *CheckedArithmetic: // / of DOUBLEs, DIV of non-integers (numoverflow.go)
+		if l, r, ok := x.operands(); ok {
+			return &strictDivision{Expression: x, left: l, right: r}, true
+		}
 	}
 	return e, false
 }

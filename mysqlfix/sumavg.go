@@ -204,6 +204,12 @@ func (b *decimalBuffer) Dispose() { expression.Dispose(b.expr) }
 // the vectorised path apply, so they answer the same value.
 func DecimalResult(sum decimal.Decimal, n int64, scale int32, avg bool) decimal.Decimal {
 	if avg {
+		if digits := divScale(frac(sum), 0); digits < scale {
+			// MySQL divides to whole 9-digit words (decimaldiv.go), fewer
+			// digits than the scale when the sum has fewer than its type.
+			q, _ := sum.QuoRem(decimal.NewFromInt(n), digits)
+			return q.Round(scale)
+		}
 		sum = sum.DivRound(decimal.NewFromInt(n), scale)
 	}
 	return sum.Round(scale)

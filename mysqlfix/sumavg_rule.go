@@ -14,8 +14,10 @@ import (
 )
 
 // exactSumAvg swaps GMS's SUM and AVG over integers and DECIMALs for Sum
-// and Avg, its integer + - * for IntArithmetic (intarith.go) and its CAST
-// AS DECIMAL(M,0) for decimalCast (decimalcast.go), and
+// and Avg, its integer + - * for IntArithmetic (intarith.go), its CAST
+// AS DECIMAL(M,D) for decimalCast (decimalcast.go), the DECIMAL number
+// functions for theirs (decimalround.go, decimalchoice.go, decimaldiv.go,
+// decimalin.go, numoverflow.go), and
 // retypes every reference to them. It runs before GMS's
 // analysis, on the plan the binder made: the binder typed each reference
 // to a SUM or AVG column (GetField) as DOUBLE, and so did each alias of
@@ -65,6 +67,14 @@ func (r *retyper) retyped(e sql.Expression) bool {
 			return true // GMS typed it DECIMAL(65,30)
 		case *unionDecimal:
 			return true // GMS typed the UNION column DECIMAL(65,30)
+		case *Rounding:
+			return true // GMS typed FLOOR/CEILING/ROUND INT or at the argument's scale
+		case *DecimalChoice:
+			return true // GMS typed it as one of its values
+		case *DecimalDiv:
+			return true // GMS typed it by its own division rules
+		case *CheckedArithmetic:
+			return types.IsDecimal(x.Type()) // GMS's precision and scale differ
 		case *expression.GetField:
 			_, ok := r.byID[x.Id()]
 			return ok
@@ -95,6 +105,10 @@ func (r *retyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			return n, transform.SameTree, err
 		}
 		switch x := out.(type) {
+		case *plan.Project:
+			if p, ok := printedQuotients(x); ok {
+				return p, transform.NewTree, nil
+			}
 		case *plan.SubqueryAlias:
 			if x.Id() == 0 {
 				break
@@ -180,6 +194,34 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
+			if a, ok := NewCheckedArithmetic(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *expression.Div:
+			if a, ok := NewDecimalDiv(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+			if a, ok := NewCheckedArithmetic(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *function.Floor, *function.Ceil, *function.Round:
+			if a, ok := NewRounding(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *expression.Case, *function.If:
+			if a, ok := NewDecimalChoice(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+		case *expression.InTuple:
+			if a, ok := exactDecimalIn(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
 		case *expression.UnaryMinus:
 			if a, ok := NewIntNegation(x); ok {
 				r.swapped = true
@@ -192,6 +234,10 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 			}
 		case *function.Coalesce, *function.IfNull:
 			if a, ok := NewTemporalCoalesce(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
+			if a, ok := NewDecimalChoice(x); ok {
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
@@ -210,8 +256,16 @@ func (r *retyper) expr(e sql.Expression) (sql.Expression, transform.TreeIdentity
 				r.swapped = true
 				return a, transform.NewTree, nil
 			}
+			if a, ok := NewCheckedArithmetic(x); ok {
+				r.swapped = true
+				return a, transform.NewTree, nil
+			}
 		case *expression.Convert:
 			if c, ok := NewDecimalCast(x); ok {
+				r.swapped = true
+				return c, transform.NewTree, nil
+			}
+			if c, ok := textOfDecimal(x); ok {
 				r.swapped = true
 				return c, transform.NewTree, nil
 			}

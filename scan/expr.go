@@ -90,7 +90,7 @@ type enode struct {
 	// opNeg over a 64-bit integer: -MinInt64 is an error in GMS
 	check64 bool
 	// integer + - *: a result out of range is an error (MySQL's 1690),
-	// not Go's wrapped value
+	// not Go's wrapped value; DOUBLE + - *: a result of ±Inf is
 	checked bool
 	key     string // canonical text: equal keys compute equal vectors
 }
@@ -164,8 +164,15 @@ func compileNode(s *schema.Schema, e sql.Expression) (*enode, bool) {
 		return compileIntArith(s, x)
 	case *expression.Case:
 		return compileCase(s, x)
+	case *mysqlfix.DecimalChoice:
+		// MySQL's DECIMAL CASE: the same values, GMS's Case underneath.
+		if c, ok := x.Expression.(*expression.Case); ok {
+			return compileCase(s, c)
+		}
 	case *function.Extract:
 		return compileYear(s, x)
+	case *mysqlfix.CheckedArithmetic:
+		return compileChecked(s, x)
 	case *mysqlfix.IntNegation:
 		if x.Unsigned() {
 			return nil, false // a signed result of an unsigned operand: the row path
@@ -173,6 +180,26 @@ func compileNode(s *schema.Schema, e sql.Expression) (*enode, bool) {
 		return compileNeg(s, x.UnaryMinus) // -BIGINT_MIN: ErrOverflow, then the row path's 1690
 	}
 	return nil, false
+}
+
+// compileChecked compiles MySQL's range-checked DOUBLE and DECIMAL
+// + - * (the row path's mysqlfix.CheckedArithmetic): a DOUBLE result of
+// ±Inf is ErrOverflow, so the row path raises its 1690; a DECIMAL leaves
+// the 128-bit range long before MySQL's 81 digits, with the same fallback.
+func compileChecked(s *schema.Schema, x *mysqlfix.CheckedArithmetic) (*enode, bool) {
+	a := x.Arithmetic()
+	if a == nil {
+		return nil, false // a DOUBLE division: not vectorised
+	}
+	n, ok := compileArith(s, a)
+	if !ok || n.op == opConst {
+		return n, ok
+	}
+	if n.dom == domFloat {
+		n.checked = true
+		n.key = "!" + n.key
+	}
+	return n, true
 }
 
 // compileIntArith compiles MySQL's overflow-checked integer + - * (the
@@ -875,9 +902,23 @@ func (ev *evaluator) arith(i int, v, a, b *vec, n int, sel []int32) error {
 	case domFloat:
 		v.flts = ev.ownFlts(i, n)
 		arithN(nd.op, v.flts, operand[float64]{a.flts, a.node.f, a.isConst}, operand[float64]{b.flts, b.node.f, b.isConst}, sel)
+		if nd.checked {
+			return checkFinite(v.flts, v.valid, sel)
+		}
 	case domDec:
 		v.decs = ev.ownDecs(i, n)
 		return arithDec(nd, v.decs, operand[decimal128.Num]{a.decs, a.node.d, a.isConst}, operand[decimal128.Num]{b.decs, b.node.d, b.isConst}, v.valid, sel)
+	}
+	return nil
+}
+
+// checkFinite is ErrOverflow when a valid result is ±Inf (MySQL's 1690
+// on the row path).
+func checkFinite(dst []float64, valid []byte, sel []int32) error {
+	for _, r := range sel {
+		if math.IsInf(dst[r], 0) && isValid(valid, r) {
+			return fmt.Errorf("DOUBLE %v: %w", dst[r], ErrOverflow)
+		}
 	}
 	return nil
 }

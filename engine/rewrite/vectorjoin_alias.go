@@ -246,8 +246,22 @@ func (js *joinScope) tupleExpr(e sql.Expression) (sql.Expression, bool) {
 			return js.tupleField(c, e.Type()), true
 		}
 		return js.tupleChildren(e)
-	case *expression.Arithmetic, *expression.UnaryMinus, *mysqlfix.IntArithmetic, *mysqlfix.IntNegation:
+	case *expression.Arithmetic, *expression.UnaryMinus, *mysqlfix.IntArithmetic, *mysqlfix.IntNegation, *mysqlfix.CheckedArithmetic:
 		return js.tupleChildren(e)
+	case *mysqlfix.DecimalChoice:
+		// MySQL's DECIMAL CASE: GMS's Case underneath, rewritten, retyped.
+		c, ok := x.Expression.(*expression.Case)
+		if !ok {
+			break
+		}
+		ne, ok := js.tupleExpr(c)
+		if !ok {
+			return nil, false
+		}
+		if d, ok := mysqlfix.NewDecimalChoice(ne); ok {
+			return d, true
+		}
+		return ne, true
 	}
 	c, ok := js.derived(e, false)
 	if !ok {
