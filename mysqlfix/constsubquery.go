@@ -22,43 +22,28 @@ import (
 
 // constInSubquery is the analyzer rule.
 func constInSubquery(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return constInNode(ctx, n)
-}
-
-func constInNode(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return constInExpr(ctx, e)
-		})
+	return exprsWithSubqueries(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return constInExpr(ctx, e)
 	})
 }
 
 func constInExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	switch x := e.(type) {
-	case *plan.Subquery:
-		q, same, err := constInNode(ctx, x.Query)
-		if err != nil || same == transform.SameTree {
-			return e, transform.SameTree, err
-		}
-		return x.WithQuery(q), transform.NewTree, nil
 	case *plan.InSubquery:
 		sq, ok := x.Right().(*plan.Subquery)
 		if !ok {
 			return e, transform.SameTree, nil
 		}
-		// The subquery's own IN subqueries first.
-		q, same, err := constInNode(ctx, sq.Query)
-		if err != nil {
-			return e, transform.SameTree, err
-		}
-		q, empty, decided, err := decideConstWhere(ctx, q)
+		// The subquery's own IN subqueries were decided first: the walk
+		// is bottom up and goes into subqueries (exprsWithSubqueries).
+		q, empty, decided, err := decideConstWhere(ctx, sq.Query)
 		if err != nil {
 			return e, transform.SameTree, err
 		}
 		if empty {
 			return expression.NewLiteral(false, types.Boolean), transform.NewTree, nil
 		}
-		if same == transform.SameTree && !decided {
+		if !decided {
 			return e, transform.SameTree, nil
 		}
 		out, err := x.WithChildren(x.Left(), sq.WithQuery(q))

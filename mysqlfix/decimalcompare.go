@@ -26,23 +26,11 @@ import (
 // are left alone, so a filter like `price < 24` keeps its bare column for
 // pruning and the vectorised paths.
 func exactDecimalComparisons(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return exactDecimalNode(n)
-}
-
-func exactDecimalNode(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		return transform.NodeExprs(n, exactDecimalExpr)
-	})
+	return exprsWithSubqueries(n, exactDecimalExpr)
 }
 
 func exactDecimalExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	switch x := e.(type) {
-	case *plan.Subquery:
-		q, same, err := exactDecimalNode(x.Query)
-		if err != nil || same == transform.SameTree {
-			return e, transform.SameTree, err
-		}
-		return x.WithQuery(q), transform.NewTree, nil
 	case *expression.Between:
 		// GMS evaluates Lower <= Val AND Upper >= Val (the bounds' types
 		// win), and its analyzer may later spell it Val >= Lower AND Val

@@ -23,23 +23,11 @@ import (
 
 // likeEscape is the analyzer rule.
 func likeEscape(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return likeEscapeNode(n)
-}
-
-func likeEscapeNode(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		return transform.NodeExprs(n, likeEscapeExpr)
-	})
+	return exprsWithSubqueries(n, likeEscapeExpr)
 }
 
 func likeEscapeExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	switch x := e.(type) {
-	case *plan.Subquery:
-		q, same, err := likeEscapeNode(x.Query)
-		if err != nil || same == transform.SameTree {
-			return e, transform.SameTree, err
-		}
-		return x.WithQuery(q), transform.NewTree, nil
 	case *expression.Like:
 		lit, ok := x.RightChild.(*expression.Literal)
 		if !ok || x.Escape != nil {
