@@ -126,15 +126,7 @@ func createMVAtEachStep(t *testing.T, backend string) {
 		want := embeddedQuery(t, e, mvAnswer)
 		e.Close()
 
-		signal := filepath.Join(t.TempDir(), "signal")
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCreateMV$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envMVWarehouse+"="+cfg.Warehouse, envMVStep+"="+strconv.FormatInt(step, 10), envMVSignal+"="+signal,
-			envMVMeta+"="+cfg.Metastore, envMVStorage+"="+cfg.Storage)
-		out, err := runUntilSignal(t, cmd, signal)
-		if err != nil {
-			t.Fatalf("step %d: %v\n%s", step, err, out)
-		}
-		finished := out == "done"
+		finished := killedAtStep(t, cfg, step, "")
 
 		e = openConfig(t, cfg)
 		cat := e.Catalog()
@@ -215,6 +207,22 @@ func mvCrashWarehouse(t *testing.T, backend string) engine.Config {
 		}
 	}
 	return cfg
+}
+
+// killedAtStep runs stmt ("" for createMV) in a child process on cfg's
+// warehouse, SIGKILLed after the step-th metastore transaction the
+// statement completes, and reports whether the statement finished first.
+func killedAtStep(t *testing.T, cfg engine.Config, step int64, stmt string) (finished bool) {
+	t.Helper()
+	signal := filepath.Join(t.TempDir(), "signal")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCreateMV$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envMVWarehouse+"="+cfg.Warehouse, envMVStep+"="+strconv.FormatInt(step, 10), envMVSignal+"="+signal,
+		envMVMeta+"="+cfg.Metastore, envMVStorage+"="+cfg.Storage, envMVSQL+"="+stmt)
+	out, err := runUntilSignal(t, cmd, signal)
+	if err != nil {
+		t.Fatalf("step %d: %v\n%s", step, err, out)
+	}
+	return out == "done"
 }
 
 // runUntilSignal starts cmd and waits until it writes signal: "done" when

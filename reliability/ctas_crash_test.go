@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -50,15 +46,7 @@ func ctasAtEachStep(t *testing.T, backend, where string) {
 		want := embeddedQuery(t, e, answer)
 		e.Close()
 
-		signal := filepath.Join(t.TempDir(), "signal")
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCreateMV$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envMVWarehouse+"="+cfg.Warehouse, envMVStep+"="+strconv.FormatInt(step, 10), envMVSignal+"="+signal,
-			envMVMeta+"="+cfg.Metastore, envMVStorage+"="+cfg.Storage, envMVSQL+"="+stmt)
-		out, err := runUntilSignal(t, cmd, signal)
-		if err != nil {
-			t.Fatalf("step %d: %v\n%s", step, err, out)
-		}
-		finished := out == "done"
+		finished := killedAtStep(t, cfg, step, stmt)
 
 		e = openConfig(t, cfg)
 		cat := e.Catalog()

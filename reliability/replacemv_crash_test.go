@@ -3,10 +3,6 @@ package reliability
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/lakesql/lakesql/catalogstore"
@@ -47,15 +43,7 @@ func replaceMVAtEachStep(t *testing.T, backend string) {
 		wantOld := fmt.Sprint(embeddedQuery(t, e, mvRows))
 		e.Close()
 
-		signal := filepath.Join(t.TempDir(), "signal")
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCreateMV$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envMVWarehouse+"="+cfg.Warehouse, envMVStep+"="+strconv.FormatInt(step, 10), envMVSignal+"="+signal,
-			envMVMeta+"="+cfg.Metastore, envMVStorage+"="+cfg.Storage, envMVSQL+"="+replaceMV)
-		out, err := runUntilSignal(t, cmd, signal)
-		if err != nil {
-			t.Fatalf("step %d: %v\n%s", step, err, out)
-		}
-		finished := out == "done"
+		finished := killedAtStep(t, cfg, step, replaceMV)
 
 		e = openConfig(t, cfg)
 		cat := e.Catalog()

@@ -27,6 +27,11 @@ func rowSize(r []any) int64 {
 	return n
 }
 
+// KeyedRowSize estimates a row kept in a hash table: the row and its
+// entry. Operators outside this package that charge a budget for rows
+// they hold (the vectorised rewrites' hash builds) size them here too.
+func KeyedRowSize(r []any) int64 { return rowSize(r) + mapEntry }
+
 func valueSize(v any) int64 {
 	switch x := v.(type) {
 	case nil, bool, int8, uint8:

@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/lakesql/lakesql/budget"
+	"github.com/lakesql/lakesql/engine/bounded"
 	"github.com/lakesql/lakesql/mysqlfix"
 )
 
@@ -294,26 +295,11 @@ func chargedRows(ctx *sql.Context, iter sql.RowIter) (rows []sql.Row, err error)
 		if err != nil {
 			return nil, err
 		}
-		if err := acct.Grow("hash join build", keyedRowBytes(r)); err != nil {
+		if err := acct.Grow("hash join build", bounded.KeyedRowSize(r)); err != nil {
 			return nil, err
 		}
 		rows = append(rows, r)
 	}
-}
-
-// keyedRowBytes estimates a kept row: its slice, values, and its share
-// of the key map (entry and key bytes).
-func keyedRowBytes(r sql.Row) int64 {
-	n := int64(24 + 24*len(r) + 48)
-	for _, v := range r {
-		switch x := v.(type) {
-		case string:
-			n += int64(len(x))
-		case []byte:
-			n += int64(len(x))
-		}
-	}
-	return n
 }
 
 // key evaluates the key columns on row: null when one is NULL, ok false
